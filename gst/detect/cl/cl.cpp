@@ -1,0 +1,281 @@
+#include "cl.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gpudetect {
+namespace cl {
+
+const char *status_to_string (cl_int status) {
+  switch (status) {
+#define C(x) case x: return #x;
+    C (CL_SUCCESS) C (CL_DEVICE_NOT_FOUND) C (CL_DEVICE_NOT_AVAILABLE)
+    C (CL_COMPILER_NOT_AVAILABLE) C (CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    C (CL_OUT_OF_RESOURCES) C (CL_OUT_OF_HOST_MEMORY)
+    C (CL_PROFILING_INFO_NOT_AVAILABLE) C (CL_MEM_COPY_OVERLAP) C (CL_IMAGE_FORMAT_MISMATCH)
+    C (CL_IMAGE_FORMAT_NOT_SUPPORTED) C (CL_BUILD_PROGRAM_FAILURE) C (CL_MAP_FAILURE)
+    C (CL_MISALIGNED_SUB_BUFFER_OFFSET) C (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    C (CL_COMPILE_PROGRAM_FAILURE) C (CL_LINKER_NOT_AVAILABLE) C (CL_LINK_PROGRAM_FAILURE)
+    C (CL_DEVICE_PARTITION_FAILED) C (CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+    C (CL_INVALID_VALUE) C (CL_INVALID_DEVICE_TYPE) C (CL_INVALID_PLATFORM)
+    C (CL_INVALID_DEVICE) C (CL_INVALID_CONTEXT) C (CL_INVALID_QUEUE_PROPERTIES)
+    C (CL_INVALID_COMMAND_QUEUE) C (CL_INVALID_HOST_PTR) C (CL_INVALID_MEM_OBJECT)
+    C (CL_INVALID_IMAGE_FORMAT_DESCRIPTOR) C (CL_INVALID_IMAGE_SIZE) C (CL_INVALID_SAMPLER)
+    C (CL_INVALID_BINARY) C (CL_INVALID_BUILD_OPTIONS) C (CL_INVALID_PROGRAM)
+    C (CL_INVALID_PROGRAM_EXECUTABLE) C (CL_INVALID_KERNEL_NAME) C (CL_INVALID_KERNEL_DEFINITION)
+    C (CL_INVALID_KERNEL) C (CL_INVALID_ARG_INDEX) C (CL_INVALID_ARG_VALUE)
+    C (CL_INVALID_ARG_SIZE) C (CL_INVALID_KERNEL_ARGS) C (CL_INVALID_WORK_DIMENSION)
+    C (CL_INVALID_WORK_GROUP_SIZE) C (CL_INVALID_WORK_ITEM_SIZE) C (CL_INVALID_GLOBAL_OFFSET)
+    C (CL_INVALID_EVENT_WAIT_LIST) C (CL_INVALID_EVENT) C (CL_INVALID_OPERATION)
+    C (CL_INVALID_GL_OBJECT) C (CL_INVALID_BUFFER_SIZE) C (CL_INVALID_MIP_LEVEL)
+    C (CL_INVALID_GLOBAL_WORK_SIZE) C (CL_INVALID_PROPERTY) C (CL_INVALID_IMAGE_DESCRIPTOR)
+    C (CL_INVALID_COMPILER_OPTIONS) C (CL_INVALID_LINKER_OPTIONS)
+    C (CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef C
+  case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+  default: return "CL_UNKNOWN_ERROR";
+  }
+}
+
+std::string call_error (const char *expr, cl_int status, const char *file, int line) {
+  std::ostringstream s;
+  s << expr << " failed: " << status_to_string (status) << " (" << status << ") at "
+    << file << ":" << line;
+  return s.str ();
+}
+
+uint64_t fnv1a (const void *data, size_t len, uint64_t h) {
+  const unsigned char *p = static_cast<const unsigned char *> (data);
+  for (size_t i = 0; i < len; i++) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static std::string device_string (cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (clGetDeviceInfo (d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0)
+    return {};
+  std::string s (n, '\0');
+  clGetDeviceInfo (d, what, n, &s[0], nullptr);
+  while (!s.empty () && (s.back () == '\0' || s.back () == ' '))
+    s.pop_back ();
+  return s;
+}
+
+static std::string platform_string (cl_platform_id p, cl_platform_info what) {
+  size_t n = 0;
+  if (clGetPlatformInfo (p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0)
+    return {};
+  std::string s (n, '\0');
+  clGetPlatformInfo (p, what, n, &s[0], nullptr);
+  while (!s.empty () && (s.back () == '\0' || s.back () == ' '))
+    s.pop_back ();
+  return s;
+}
+
+std::string DeviceInfo::describe () const {
+  std::ostringstream s;
+  s << platform_name << ": " << name << " (" << device_version << ", driver " << driver_version
+    << ", " << compute_units << " CUs" << (fp64 ? ", fp64" : "") << ")";
+  return s.str ();
+}
+
+std::vector<DeviceInfo> list_devices () {
+  std::vector<DeviceInfo> out;
+  cl_uint np = 0;
+  if (clGetPlatformIDs (0, nullptr, &np) != CL_SUCCESS || np == 0)
+    return out;
+  std::vector<cl_platform_id> plats (np);
+  clGetPlatformIDs (np, plats.data (), nullptr);
+  for (cl_platform_id p : plats) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs (p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0)
+      continue;
+    std::vector<cl_device_id> devs (nd);
+    clGetDeviceIDs (p, CL_DEVICE_TYPE_ALL, nd, devs.data (), nullptr);
+    for (cl_device_id d : devs) {
+      DeviceInfo i;
+      i.platform = p;
+      i.id = d;
+      i.name = device_string (d, CL_DEVICE_NAME);
+      i.vendor = device_string (d, CL_DEVICE_VENDOR);
+      i.driver_version = device_string (d, CL_DRIVER_VERSION);
+      i.device_version = device_string (d, CL_DEVICE_VERSION);
+      i.platform_name = platform_string (p, CL_PLATFORM_NAME);
+      clGetDeviceInfo (d, CL_DEVICE_TYPE, sizeof i.type, &i.type, nullptr);
+      clGetDeviceInfo (d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof i.compute_units, &i.compute_units, nullptr);
+      clGetDeviceInfo (d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof i.max_work_group, &i.max_work_group, nullptr);
+      clGetDeviceInfo (d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof i.local_mem, &i.local_mem, nullptr);
+      cl_device_fp_config fp = 0;
+      clGetDeviceInfo (d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr);
+      i.fp64 = fp != 0 || device_string (d, CL_DEVICE_EXTENSIONS).find ("cl_khr_fp64") != std::string::npos;
+      cl_bool avail = CL_FALSE;
+      clGetDeviceInfo (d, CL_DEVICE_AVAILABLE, sizeof avail, &avail, nullptr);
+      if (avail)
+        out.push_back (std::move (i));
+    }
+  }
+  return out;
+}
+
+static std::string lower (std::string s) {
+  std::transform (s.begin (), s.end (), s.begin (), [] (unsigned char c) { return std::tolower (c); });
+  return s;
+}
+
+Error choose_device (const std::string &selector, DeviceInfo *out) {
+  std::vector<DeviceInfo> devs = list_devices ();
+  if (devs.empty ())
+    return {"no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)"};
+  if (selector.empty () || selector == "auto") {
+    for (const DeviceInfo &d : devs)
+      if (d.type & CL_DEVICE_TYPE_GPU) {
+        *out = d;
+        return {};
+      }
+    *out = devs[0];
+    return {};
+  }
+  bool numeric = std::all_of (selector.begin (), selector.end (), [] (char c) { return c >= '0' && c <= '9'; });
+  if (numeric) {
+    size_t idx = std::strtoul (selector.c_str (), nullptr, 10);
+    if (idx >= devs.size ())
+      return {"OpenCL device index " + selector + " out of range (" + std::to_string (devs.size ()) +
+              " devices)"};
+    *out = devs[idx];
+    return {};
+  }
+  std::string want = lower (selector);
+  for (const DeviceInfo &d : devs)
+    if (lower (d.platform_name + ": " + d.name).find (want) != std::string::npos) {
+      *out = d;
+      return {};
+    }
+  std::string all;
+  for (const DeviceInfo &d : devs)
+    all += (all.empty () ? "" : "; ") + d.platform_name + ": " + d.name;
+  return {"no OpenCL device matches '" + selector + "' (available: " + all + ")"};
+}
+
+Error open_device (const std::string &selector, Device *out) {
+  if (Error e = choose_device (selector, &out->info))
+    return e;
+  cl_int st = CL_SUCCESS;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties) out->info.platform, 0};
+  out->context.reset (clCreateContext (props, 1, &out->info.id, nullptr, nullptr, &st));
+  GPUDETECT_CL_TRY (st);
+  out->queue.reset (clCreateCommandQueue (out->context.get (), out->info.id, CL_QUEUE_PROFILING_ENABLE, &st));
+  GPUDETECT_CL_TRY (st);
+  return {};
+}
+
+static std::string cache_dir () {
+  if (const char *d = std::getenv ("GPUDETECT_CACHE_DIR"))
+    return d;
+  if (const char *x = std::getenv ("XDG_CACHE_HOME"); x && *x)
+    return std::string (x) + "/gpudetect";
+  if (const char *h = std::getenv ("HOME"); h && *h)
+    return std::string (h) + "/.cache/gpudetect";
+  return {};
+}
+
+static void mkdirs (const std::string &path) {
+  for (size_t i = 1; i <= path.size (); i++)
+    if (i == path.size () || path[i] == '/')
+      mkdir (path.substr (0, i).c_str (), 0755);
+}
+
+static std::string build_log (const Device &dev, cl_program p) {
+  size_t n = 0;
+  clGetProgramBuildInfo (p, dev.info.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+  std::string log (n, '\0');
+  if (n)
+    clGetProgramBuildInfo (p, dev.info.id, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr);
+  while (!log.empty () && (log.back () == '\0' || log.back () == '\n'))
+    log.pop_back ();
+  return log;
+}
+
+Error build_program (const Device &dev, const std::string &source, uint64_t source_hash,
+                     const std::string &options, Program *out, bool *from_cache) {
+  if (from_cache)
+    *from_cache = false;
+  std::string key = dev.info.platform_name + "|" + dev.info.name + "|" + dev.info.driver_version + "|" +
+                    dev.info.device_version + "|" + options;
+  uint64_t h = fnv1a (key.data (), key.size (), source_hash);
+  char name[40];
+  std::snprintf (name, sizeof name, "%016llx.bin", (unsigned long long) h);
+  std::string dir = cache_dir ();
+  std::string path = dir.empty () ? std::string () : dir + "/" + name;
+  cl_int st = CL_SUCCESS;
+
+  if (!path.empty ()) {
+    std::ifstream f (path, std::ios::binary);
+    std::vector<unsigned char> bin ((std::istreambuf_iterator<char> (f)), std::istreambuf_iterator<char> ());
+    if (!bin.empty ()) {
+      const unsigned char *ptr = bin.data ();
+      size_t len = bin.size ();
+      cl_int bst = CL_SUCCESS;
+      Program p (clCreateProgramWithBinary (dev.context.get (), 1, &dev.info.id, &len, &ptr, &bst, &st));
+      if (st == CL_SUCCESS && bst == CL_SUCCESS &&
+          clBuildProgram (p.get (), 1, &dev.info.id, options.c_str (), nullptr, nullptr) == CL_SUCCESS) {
+        *out = std::move (p);
+        if (from_cache)
+          *from_cache = true;
+        return {};
+      }
+      // A stale or corrupt entry: rebuild from source and overwrite it.
+    }
+  }
+
+  const char *src = source.c_str ();
+  size_t len = source.size ();
+  Program p (clCreateProgramWithSource (dev.context.get (), 1, &src, &len, &st));
+  GPUDETECT_CL_TRY (st);
+  st = clBuildProgram (p.get (), 1, &dev.info.id, options.c_str (), nullptr, nullptr);
+  if (st != CL_SUCCESS)
+    return {"OpenCL program build failed (" + std::string (status_to_string (st)) + ") on " + dev.info.name +
+            " with options '" + options + "':\n" + build_log (dev, p.get ())};
+
+  if (!path.empty ()) {
+    size_t binsize = 0;
+    if (clGetProgramInfo (p.get (), CL_PROGRAM_BINARY_SIZES, sizeof binsize, &binsize, nullptr) == CL_SUCCESS &&
+        binsize > 0) {
+      std::vector<unsigned char> bin (binsize);
+      unsigned char *ptr = bin.data ();
+      if (clGetProgramInfo (p.get (), CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) == CL_SUCCESS) {
+        mkdirs (dir);
+        std::string tmp = path + ".tmp" + std::to_string (getpid ());
+        std::ofstream f (tmp, std::ios::binary);
+        f.write (reinterpret_cast<const char *> (bin.data ()), bin.size ());
+        f.close ();
+        if (f)
+          std::rename (tmp.c_str (), path.c_str ());
+        else
+          std::remove (tmp.c_str ());
+      }
+    }
+  }
+  *out = std::move (p);
+  return {};
+}
+
+Error create_kernel (const Program &prog, const char *name, Kernel *out) {
+  cl_int st = CL_SUCCESS;
+  out->reset (clCreateKernel (prog.get (), name, &st));
+  if (st != CL_SUCCESS)
+    return {std::string ("clCreateKernel(") + name + ") failed: " + status_to_string (st)};
+  return {};
+}
+
+} // namespace cl
+} // namespace gpudetect

@@ -1,0 +1,128 @@
+// OpenCL host layer of the detection engine: owned handles, status strings,
+// device choice and the program build with its on-disk binary cache.
+// No GStreamer include here or below.
+#pragma once
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpudetect {
+namespace cl {
+
+const char *status_to_string (cl_int status);
+
+// Errors travel as values: an empty string means success.
+struct Error {
+  std::string message;
+  explicit operator bool () const { return !message.empty (); }
+};
+
+// Formats "call failed: CL_STATUS (file:line)" for a failed OpenCL call.
+std::string call_error (const char *expr, cl_int status, const char *file, int line);
+
+#define GPUDETECT_CL_TRY(expr)                                                 \
+  do {                                                                         \
+    cl_int _st = (expr);                                                       \
+    if (_st != CL_SUCCESS)                                                     \
+      return ::gpudetect::cl::Error{                                           \
+          ::gpudetect::cl::call_error (#expr, _st, __FILE__, __LINE__)};       \
+  } while (0)
+
+// One owner per handle: a move-only wrapper whose destructor releases.
+template <typename T, cl_int (*Release) (T)> class Handle {
+public:
+  Handle () = default;
+  explicit Handle (T h) : h_ (h) {}
+  Handle (const Handle &) = delete;
+  Handle &operator= (const Handle &) = delete;
+  Handle (Handle &&o) noexcept : h_ (std::exchange (o.h_, nullptr)) {}
+  Handle &operator= (Handle &&o) noexcept {
+    if (this != &o) {
+      reset ();
+      h_ = std::exchange (o.h_, nullptr);
+    }
+    return *this;
+  }
+  ~Handle () { reset (); }
+  void reset (T h = nullptr) {
+    if (h_)
+      Release (h_);
+    h_ = h;
+  }
+  T get () const { return h_; }
+  T *out () { reset (); return &h_; }
+  explicit operator bool () const { return h_ != nullptr; }
+
+private:
+  T h_ = nullptr;
+};
+
+using Context = Handle<cl_context, clReleaseContext>;
+using Queue = Handle<cl_command_queue, clReleaseCommandQueue>;
+using Program = Handle<cl_program, clReleaseProgram>;
+using Kernel = Handle<cl_kernel, clReleaseKernel>;
+using Mem = Handle<cl_mem, clReleaseMemObject>;
+using Event = Handle<cl_event, clReleaseEvent>;
+
+struct DeviceInfo {
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  std::string name, vendor, platform_name, driver_version, device_version;
+  cl_device_type type = 0;
+  cl_uint compute_units = 0;
+  size_t max_work_group = 0;
+  cl_ulong local_mem = 0;
+  bool fp64 = false;
+  std::string describe () const;
+};
+
+// Every OpenCL device of every platform, in platform/device order.
+std::vector<DeviceInfo> list_devices ();
+
+// Picks a device: `selector` empty or "auto" prefers the first GPU, then any
+// device; a decimal number is an index into list_devices(); anything else is
+// a case-insensitive substring of "platform: device".
+Error choose_device (const std::string &selector, DeviceInfo *out);
+
+// A context and in-order queue (profiling enabled) on one device.
+struct Device {
+  DeviceInfo info;
+  Context context;
+  Queue queue;
+};
+Error open_device (const std::string &selector, Device *out);
+
+// Builds `source` with `options`; binaries are cached under
+// $GPUDETECT_CACHE_DIR or $XDG_CACHE_HOME/gpudetect (~/.cache/gpudetect),
+// keyed by device, driver, source hash and options.  `from_cache` tells
+// whether the binary came from the cache.
+Error build_program (const Device &dev, const std::string &source, uint64_t source_hash,
+                     const std::string &options, Program *out, bool *from_cache = nullptr);
+
+Error create_kernel (const Program &prog, const char *name, Kernel *out);
+
+uint64_t fnv1a (const void *data, size_t len, uint64_t h = 1469598103934665603ull);
+
+template <typename T> cl_int set_arg (cl_kernel k, cl_uint i, const T &v) {
+  return clSetKernelArg (k, i, sizeof (T), &v);
+}
+inline cl_int set_arg (cl_kernel k, cl_uint i, const Mem &m) {
+  cl_mem h = m.get ();
+  return clSetKernelArg (k, i, sizeof (cl_mem), &h);
+}
+template <typename... A> cl_int set_args (cl_kernel k, const A &...a) {
+  cl_uint i = 0;
+  cl_int st = CL_SUCCESS;
+  ((st = (st == CL_SUCCESS ? set_arg (k, i++, a) : st)), ...);
+  return st;
+}
+
+} // namespace cl
+} // namespace gpudetect

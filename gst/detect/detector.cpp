@@ -1,0 +1,515 @@
+#include "detector.h"
+
+#include "kernels.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+namespace gpudetect {
+
+namespace {
+
+// Device layouts of the model (must match kernels/cascade.cl).
+struct DevStage {
+  cl_int first_tree, ntrees;
+  cl_float threshold, pad;
+};
+struct DevTree {
+  cl_int first_node, node_count, first_leaf, pad;
+};
+struct DevNode {
+  cl_int left, right, feature;
+  cl_float threshold;
+};
+struct DevHaarFeature {
+  cl_int r[3][4];
+  cl_float w[4];
+};
+
+enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kCompact, kRest, kRead, kCmdCount };
+
+struct Slot {
+  cl::Mem staging;          // pinned, mapped for the life of the slot
+  void *staging_ptr = nullptr;
+  size_t staging_size = 0;
+  cl::Mem result;           // pinned, mapped: [count, window indices...]
+  uint32_t *result_ptr = nullptr;
+  std::array<cl::Event, kCmdCount> events;
+  bool busy = false;
+  std::shared_ptr<const PyramidGeometry> geom;
+};
+
+int bytes_per_pixel (PixelFormat f) { return f == PixelFormat::Gray8 ? 1 : 4; }
+
+// Byte offsets of R, G, B inside a 4-byte pixel.
+cl_int4 rgb_offsets (PixelFormat f) {
+  switch (f) {
+  case PixelFormat::Rgba: case PixelFormat::Rgbx: return {{0, 1, 2, 0}};
+  case PixelFormat::Bgra: case PixelFormat::Bgrx: return {{2, 1, 0, 0}};
+  case PixelFormat::Argb: case PixelFormat::Xrgb: return {{1, 2, 3, 0}};
+  case PixelFormat::Abgr: case PixelFormat::Xbgr: return {{3, 2, 1, 0}};
+  default: return {{0, 0, 0, 0}};
+  }
+}
+
+size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+} // namespace
+
+struct Detector::Impl {
+  DetectorConfig cfg;
+  CascadeModel model;
+  cl::Device dev;
+  cl::Program program;
+  bool from_cache = false;
+  size_t rows_wg = 256;
+  cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_compact, k_rest;
+
+  // model buffers
+  cl::Mem stages, trees, nodes, leaves, features, subsets;
+
+  // geometry-dependent device buffers (shared by all slots: one in-order queue)
+  std::shared_ptr<const PyramidGeometry> geom;
+  int frame_w = 0, frame_h = 0, frame_bpp = 0;
+  bool geom_dirty = true;
+  cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, col_map, diag_map;
+  cl::Mem sum, sqsum, tilted, codes, list, counters, hits;
+  int ndiag = 0;
+  size_t src_size = 0;
+
+  std::vector<Slot> slots;
+
+  ~Impl () {
+    if (dev.queue)
+      clFinish (dev.queue.get ());
+    for (Slot &s : slots) {
+      if (s.staging_ptr)
+        clEnqueueUnmapMemObject (dev.queue.get (), s.staging.get (), s.staging_ptr, 0, nullptr, nullptr);
+      if (s.result_ptr)
+        clEnqueueUnmapMemObject (dev.queue.get (), s.result.get (), s.result_ptr, 0, nullptr, nullptr);
+    }
+    if (dev.queue)
+      clFinish (dev.queue.get ());
+  }
+
+  cl::Error buffer (cl::Mem *m, size_t size, cl_mem_flags flags = CL_MEM_READ_WRITE, const void *init = nullptr) {
+    cl_int st = CL_SUCCESS;
+    size = std::max<size_t> (size, 16);
+    m->reset (clCreateBuffer (dev.context.get (), flags | (init ? CL_MEM_COPY_HOST_PTR : 0), size,
+                              const_cast<void *> (init), &st));
+    if (st != CL_SUCCESS)
+      return {"cannot allocate " + std::to_string (size) + " bytes on " + dev.info.name + ": " +
+              cl::status_to_string (st)};
+    return {};
+  }
+
+  template <typename T> cl::Error upload_vec (cl::Mem *m, const std::vector<T> &v) {
+    if (v.empty ()) {
+      static const uint32_t zero[4] = {};
+      return buffer (m, 16, CL_MEM_READ_ONLY, zero);
+    }
+    return buffer (m, v.size () * sizeof (T), CL_MEM_READ_ONLY, v.data ());
+  }
+
+  cl::Error build () {
+    const bool haar = model.feature_type == CascadeModel::FeatureType::Haar;
+    rows_wg = std::min<size_t> (256, dev.info.max_work_group);
+    size_t p2 = 1;
+    while (p2 * 2 <= rows_wg)
+      p2 *= 2;
+    rows_wg = p2;
+    std::string opts = "-cl-std=CL1.2 -D WG=" + std::to_string (rows_wg);
+    opts += haar ? " -D FEATURE_HAAR -D HAVE_SQSUM" : " -D FEATURE_LBP";
+    opts += " -D MAX_NODES=" + std::to_string (model.max_nodes_per_tree);
+    opts += " -D WIN_W=" + std::to_string (model.window_width) + " -D WIN_H=" + std::to_string (model.window_height);
+    if (dev.info.fp64)
+      opts += " -D HAVE_FP64";
+    if (model.has_tilted)
+      opts += " -D HAVE_TILTED";
+    std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_source;
+    uint64_t hash = cl::fnv1a (&kernels::cascade_hash, sizeof kernels::cascade_hash, kernels::pyramid_hash);
+    if (cl::Error e = cl::build_program (dev, source, hash, opts, &program, &from_cache))
+      return e;
+    const std::pair<cl::Kernel *, const char *> ks[] = {
+        {&k_rows, "pyramid_rows"},     {&k_cols, "integral_cols"},      {&k_tilt_a, "tilted_anti"},
+        {&k_tilt_b, "tilted_diag"},    {&k_first, "cascade_first"},     {&k_compact, "cascade_compact"},
+        {&k_rest, "cascade_rest"}};
+    for (const auto &[k, name] : ks)
+      if (cl::Error e = cl::create_kernel (program, name, k))
+        return e;
+    return {};
+  }
+
+  cl::Error upload_model () {
+    std::vector<DevStage> st;
+    for (const CascadeModel::Stage &s : model.stages)
+      st.push_back ({s.first_tree, s.ntrees, s.threshold, 0});
+    std::vector<DevTree> tr;
+    for (const CascadeModel::Tree &t : model.trees)
+      tr.push_back ({t.first_node, t.node_count, t.first_leaf, 0});
+    std::vector<DevNode> nd;
+    std::vector<uint32_t> sub;
+    for (const CascadeModel::Node &n : model.nodes) {
+      nd.push_back ({n.left, n.right, n.feature, n.threshold});
+      if (model.feature_type == CascadeModel::FeatureType::Lbp)
+        sub.insert (sub.end (), n.subset, n.subset + 8);
+    }
+    if (cl::Error e = upload_vec (&stages, st)) return e;
+    if (cl::Error e = upload_vec (&trees, tr)) return e;
+    if (cl::Error e = upload_vec (&nodes, nd)) return e;
+    if (cl::Error e = upload_vec (&leaves, model.leaves)) return e;
+    if (cl::Error e = upload_vec (&subsets, sub)) return e;
+    if (model.feature_type == CascadeModel::FeatureType::Haar) {
+      std::vector<DevHaarFeature> f;
+      for (const CascadeModel::HaarFeature &h : model.haar_features) {
+        DevHaarFeature d{};
+        for (int i = 0; i < 3; i++) {
+          d.r[i][0] = h.rect[i].x, d.r[i][1] = h.rect[i].y, d.r[i][2] = h.rect[i].w, d.r[i][3] = h.rect[i].h;
+          d.w[i] = h.rect[i].weight;
+        }
+        d.w[3] = h.tilted ? 1.f : 0.f;
+        f.push_back (d);
+      }
+      return upload_vec (&features, f);
+    }
+    std::vector<cl_int4> f;
+    for (const CascadeModel::LbpFeature &l : model.lbp_features)
+      f.push_back ({{l.x, l.y, l.w, l.h}});
+    return upload_vec (&features, f);
+  }
+
+  cl::Error ensure_geometry (int w, int h, int bpp) {
+    if (!geom_dirty && geom && w == frame_w && h == frame_h && bpp == frame_bpp)
+      return {};
+    // Every slot's work must be done before shared buffers are replaced.
+    GPUDETECT_CL_TRY (clFinish (dev.queue.get ()));
+    auto g = std::make_shared<PyramidGeometry> (plan_pyramid (
+        w, h, model.window_width, model.window_height, cfg.scale_factor, cfg.min_size, cfg.max_size));
+    std::vector<cl_int8> lv;
+    for (const PyramidLevel &l : g->levels)
+      lv.push_back ({{l.x0, l.y0, l.width, l.height, l.nx, l.ny, l.step, l.first_window}});
+    std::vector<int32_t> diag;
+    for (size_t li = 0; li < g->levels.size (); li++)
+      for (int k = 0; k <= g->levels[li].width + g->levels[li].height; k++)
+        diag.push_back (static_cast<int32_t> (li) | (k << 10));
+    ndiag = model.has_tilted ? static_cast<int> (diag.size ()) : 0;
+    src_size = static_cast<size_t> (w) * h * bpp;
+    const size_t plane = static_cast<size_t> (std::max (g->rows, 1)) * std::max (g->stride, 1) * sizeof (cl_uint);
+    const bool haar = model.feature_type == CascadeModel::FeatureType::Haar;
+    if (cl::Error e = buffer (&src, src_size, CL_MEM_READ_ONLY)) return e;
+    if (cl::Error e = upload_vec (&levels, lv)) return e;
+    if (cl::Error e = upload_vec (&xtab, g->xtab)) return e;
+    if (cl::Error e = upload_vec (&ytab, g->ytab)) return e;
+    if (cl::Error e = upload_vec (&xfirst, g->xtab_first)) return e;
+    if (cl::Error e = upload_vec (&yfirst, g->ytab_first)) return e;
+    if (cl::Error e = upload_vec (&row_map, g->row_map)) return e;
+    if (cl::Error e = upload_vec (&col_map, g->col_map)) return e;
+    if (cl::Error e = upload_vec (&diag_map, model.has_tilted ? diag : std::vector<int32_t> ())) return e;
+    if (cl::Error e = buffer (&sum, plane)) return e;
+    if (cl::Error e = buffer (&sqsum, haar ? plane : 16)) return e;
+    if (cl::Error e = buffer (&tilted, model.has_tilted ? plane : 16)) return e;
+    if (cl::Error e = buffer (&codes, g->total_windows)) return e;
+    if (cl::Error e = buffer (&list, static_cast<size_t> (g->total_windows) * sizeof (cl_uint))) return e;
+    if (cl::Error e = buffer (&counters, 4 * sizeof (cl_uint))) return e;
+    if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
+    geom = std::move (g);
+    frame_w = w, frame_h = h, frame_bpp = bpp;
+    geom_dirty = false;
+    return {};
+  }
+
+  cl::Error map_pinned (cl::Mem *m, size_t size, void **ptr) {
+    if (cl::Error e = buffer (m, size, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR))
+      return e;
+    cl_int st = CL_SUCCESS;
+    *ptr = clEnqueueMapBuffer (dev.queue.get (), m->get (), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0,
+                               nullptr, nullptr, &st);
+    GPUDETECT_CL_TRY (st);
+    return {};
+  }
+
+  cl::Error prepare_slot (Slot &s, size_t staging) {
+    if (s.staging_size < staging) {
+      if (s.staging_ptr)
+        clEnqueueUnmapMemObject (dev.queue.get (), s.staging.get (), s.staging_ptr, 0, nullptr, nullptr);
+      s.staging_ptr = nullptr;
+      s.staging_size = 0;
+      if (cl::Error e = map_pinned (&s.staging, staging, &s.staging_ptr))
+        return e;
+      s.staging_size = staging;
+    }
+    if (!s.result_ptr) {
+      void *p = nullptr;
+      if (cl::Error e = map_pinned (&s.result, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint), &p))
+        return e;
+      s.result_ptr = static_cast<uint32_t *> (p);
+    }
+    return {};
+  }
+
+  cl::Error launch (cl_kernel k, size_t global, size_t local, Slot &s, Cmd c) {
+    cl_event *ev = cfg.profile ? s.events[c].out () : nullptr;
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (dev.queue.get (), k, 1, nullptr, &global, local ? &local : nullptr,
+                                              0, nullptr, ev));
+    return {};
+  }
+
+  cl::Error enqueue (const Frame &f, Slot &s) {
+    const PyramidGeometry &g = *geom;
+    const int bpp = bytes_per_pixel (f.format);
+    const size_t row = static_cast<size_t> (f.width) * bpp;
+    uint8_t *dst = static_cast<uint8_t *> (s.staging_ptr);
+    for (int y = 0; y < f.height; y++)
+      std::memcpy (dst + y * row, f.data + static_cast<size_t> (y) * f.stride, row);
+    for (cl::Event &e : s.events)
+      e.reset ();
+    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev.queue.get (), src.get (), CL_FALSE, 0, src_size, s.staging_ptr, 0,
+                                            nullptr, cfg.profile ? s.events[kUpload].out () : nullptr));
+    const cl_int nlevels = static_cast<cl_int> (g.levels.size ());
+    if (nlevels > 0) {
+      const cl_int stride = g.stride, src_stride = static_cast<cl_int> (row), src_bpp = bpp;
+      const cl_int nwin = g.total_windows, ncols = g.total_columns, cap = cfg.hit_capacity;
+      const cl_int nstages = static_cast<cl_int> (model.stages.size ());
+      const cl_int4 rgb = rgb_offsets (f.format);
+      const cl::Mem &tilt = model.has_tilted ? tilted : sum;
+      GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
+                                      yfirst, row_map, sum, sqsum, stride, counters, hits));
+      if (cl::Error e = launch (k_rows.get (), g.total_rows * rows_wg, rows_wg, s, kRows))
+        return e;
+      if (model.has_tilted) {
+        for (auto [k, c] : {std::pair (k_tilt_a.get (), kTiltA), std::pair (k_tilt_b.get (), kTiltB)}) {
+          GPUDETECT_CL_TRY (cl::set_args (k, levels, diag_map, ndiag, sum, tilted, stride));
+          if (cl::Error e = launch (k, round_up (ndiag, 64), 64, s, c))
+            return e;
+        }
+      }
+      GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, col_map, ncols, sum, sqsum, stride));
+      if (cl::Error e = launch (k_cols.get (), round_up (ncols, 64), 64, s, kCols))
+        return e;
+      if (nwin > 0) {
+        GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, nlevels, nwin, sum, sqsum, tilt, stride, stages,
+                                        nstages, trees, nodes, leaves, features, subsets, codes));
+        if (cl::Error e = launch (k_first.get (), round_up (nwin, 128), 128, s, kFirst))
+          return e;
+        GPUDETECT_CL_TRY (cl::set_args (k_compact.get (), levels, nlevels, nwin, codes, list, counters));
+        if (cl::Error e = launch (k_compact.get (), round_up (nwin, 128), 128, s, kCompact))
+          return e;
+        GPUDETECT_CL_TRY (cl::set_args (k_rest.get (), levels, nlevels, sum, sqsum, tilt, stride, stages, nstages,
+                                        trees, nodes, leaves, features, subsets, list, counters, hits,
+                                        static_cast<cl_uint> (cap)));
+        size_t persistent = std::min<size_t> (round_up (nwin, 128),
+                                              static_cast<size_t> (std::max<cl_uint> (dev.info.compute_units, 1)) *
+                                                  ((dev.info.type & CL_DEVICE_TYPE_GPU) ? 2048 : 256));
+        if (cl::Error e = launch (k_rest.get (), round_up (persistent, 128), 128, s, kRest))
+          return e;
+      }
+    } else {
+      s.result_ptr[0] = 0;
+    }
+    cl_event done = nullptr;
+    if (nlevels > 0) {
+      GPUDETECT_CL_TRY (clEnqueueReadBuffer (dev.queue.get (), hits.get (), CL_FALSE, 0,
+                                             (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint),
+                                             s.result_ptr, 0, nullptr, &done));
+    } else {
+      GPUDETECT_CL_TRY (clEnqueueMarkerWithWaitList (dev.queue.get (), 0, nullptr, &done));
+    }
+    s.events[kRead].reset (done);
+    GPUDETECT_CL_TRY (clFlush (dev.queue.get ()));
+    return {};
+  }
+
+  double event_us (const cl::Event &e, cl_ulong *first, cl_ulong *last) const {
+    if (!e)
+      return 0;
+    cl_ulong a = 0, b = 0;
+    if (clGetEventProfilingInfo (e.get (), CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) != CL_SUCCESS ||
+        clGetEventProfilingInfo (e.get (), CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) != CL_SUCCESS)
+      return 0;
+    *first = std::min (*first, a);
+    *last = std::max (*last, b);
+    return (b - a) / 1000.0;
+  }
+
+  void times (const Slot &s, StageTimes *t) const {
+    cl_ulong first = ~0ull, last = 0;
+    t->upload = event_us (s.events[kUpload], &first, &last);
+    t->pyramid = event_us (s.events[kRows], &first, &last);
+    t->integral = event_us (s.events[kCols], &first, &last);
+    t->tilted = event_us (s.events[kTiltA], &first, &last) + event_us (s.events[kTiltB], &first, &last);
+    t->first = event_us (s.events[kFirst], &first, &last);
+    t->compact = event_us (s.events[kCompact], &first, &last);
+    t->rest = event_us (s.events[kRest], &first, &last);
+    t->readback = event_us (s.events[kRead], &first, &last);
+    t->total_device = last > first ? (last - first) / 1000.0 : 0;
+    t->launches = 0;
+    for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kCompact, kRest})
+      t->launches += s.events[c] ? 1 : 0;
+  }
+
+  void decode (const Slot &s, FrameResult *out) const {
+    const PyramidGeometry &g = *s.geom;
+    uint32_t n = s.result_ptr[0];
+    out->truncated = n > static_cast<uint32_t> (cfg.hit_capacity);
+    n = std::min<uint32_t> (n, cfg.hit_capacity);
+    std::vector<uint32_t> idx (s.result_ptr + 1, s.result_ptr + 1 + n);
+    std::sort (idx.begin (), idx.end ());
+    out->hits.clear ();
+    for (uint32_t gid : idx) {
+      auto it = std::upper_bound (g.levels.begin (), g.levels.end (), static_cast<int> (gid),
+                                  [] (int v, const PyramidLevel &l) { return v < l.first_window; });
+      if (it == g.levels.begin ())
+        continue;
+      const PyramidLevel &l = *(it - 1);
+      int i = static_cast<int> (gid) - l.first_window;
+      RawHit h;
+      h.level = static_cast<int> (it - 1 - g.levels.begin ());
+      h.x = (i % l.nx) * l.step;
+      h.y = (i / l.nx) * l.step;
+      h.rect = {static_cast<int> (std::nearbyint (static_cast<float> (h.x) * l.scale)),
+                static_cast<int> (std::nearbyint (static_cast<float> (h.y) * l.scale)), l.win_width, l.win_height};
+      out->hits.push_back (h);
+    }
+  }
+};
+
+Detector::Detector (std::unique_ptr<Impl> impl) : impl_ (std::move (impl)) {}
+Detector::~Detector () = default;
+
+std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::string *error) {
+  auto impl = std::make_unique<Impl> ();
+  impl->cfg = config;
+  impl->cfg.slots = std::clamp (config.slots, 1, 64);
+  impl->cfg.hit_capacity = std::clamp (config.hit_capacity, 16, 1 << 24);
+  if (!(config.scale_factor > 1.0)) {
+    *error = "scale factor must be greater than 1";
+    return nullptr;
+  }
+  std::vector<std::string> tried;
+  std::string path = resolve_model (config.model, &tried);
+  if (path.empty ()) {
+    std::string where;
+    for (const std::string &d : model_search_path ())
+      where += (where.empty () ? "" : ", ") + d;
+    *error = "model '" + config.model + "' not found (searched " + where + ")";
+    return nullptr;
+  }
+  if (std::string e = load_cascade_file (path, &impl->model); !e.empty ()) {
+    *error = e;
+    return nullptr;
+  }
+  if (cl::Error e = cl::open_device (config.device, &impl->dev)) {
+    *error = e.message;
+    return nullptr;
+  }
+  if (cl::Error e = impl->build ()) {
+    *error = e.message;
+    return nullptr;
+  }
+  if (cl::Error e = impl->upload_model ()) {
+    *error = e.message;
+    return nullptr;
+  }
+  impl->slots.resize (impl->cfg.slots);
+  return std::unique_ptr<Detector> (new Detector (std::move (impl)));
+}
+
+std::string Detector::submit (const Frame &f, int *ticket) {
+  Impl &m = *impl_;
+  if (!f.data || f.width <= 0 || f.height <= 0 || f.stride < f.width * bytes_per_pixel (f.format))
+    return "invalid frame";
+  auto it = std::find_if (m.slots.begin (), m.slots.end (), [] (const Slot &s) { return !s.busy; });
+  if (it == m.slots.end ())
+    return "no free slot";
+  const int bpp = bytes_per_pixel (f.format);
+  if (cl::Error e = m.ensure_geometry (f.width, f.height, bpp))
+    return e.message;
+  if (cl::Error e = m.prepare_slot (*it, m.src_size))
+    return e.message;
+  if (cl::Error e = m.enqueue (f, *it)) {
+    clFinish (m.dev.queue.get ());
+    return e.message;
+  }
+  it->busy = true;
+  it->geom = m.geom;
+  *ticket = static_cast<int> (it - m.slots.begin ());
+  return {};
+}
+
+bool Detector::ready (int ticket) const {
+  const Slot &s = impl_->slots.at (ticket);
+  if (!s.busy || !s.events[kRead])
+    return true;
+  cl_int st = CL_QUEUED;
+  clGetEventInfo (s.events[kRead].get (), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+  return st == CL_COMPLETE || st < 0;
+}
+
+std::string Detector::collect (int ticket, FrameResult *out) {
+  Impl &m = *impl_;
+  Slot &s = m.slots.at (ticket);
+  if (!s.busy)
+    return "slot is not in use";
+  s.busy = false;
+  cl_event e = s.events[kRead].get ();
+  cl_int st = clWaitForEvents (1, &e);
+  cl_int exec = CL_COMPLETE;
+  clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, nullptr);
+  if (st != CL_SUCCESS || exec < 0)
+    return std::string ("device work failed: ") + cl::status_to_string (st != CL_SUCCESS ? st : exec);
+  *out = FrameResult ();
+  if (m.cfg.profile)
+    m.times (s, &out->times);
+  m.decode (s, out);
+  auto t0 = std::chrono::steady_clock::now ();
+  std::vector<Rect> raw;
+  raw.reserve (out->hits.size ());
+  for (const RawHit &h : out->hits)
+    raw.push_back (h.rect);
+  for (const GroupedRect &g : group_rectangles (raw, m.cfg.min_neighbors))
+    out->objects.push_back ({g.rect, g.neighbors, g.confidence, 0});
+  out->group_us = std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
+  return {};
+}
+
+void Detector::discard (int ticket) {
+  Slot &s = impl_->slots.at (ticket);
+  if (!s.busy)
+    return;
+  cl_event e = s.events[kRead].get ();
+  if (e)
+    clWaitForEvents (1, &e);
+  s.busy = false;
+}
+
+std::string Detector::detect (const Frame &frame, FrameResult *out) {
+  int t = -1;
+  if (std::string e = submit (frame, &t); !e.empty ())
+    return e;
+  return collect (t, out);
+}
+
+int Detector::free_slots () const {
+  return static_cast<int> (std::count_if (impl_->slots.begin (), impl_->slots.end (),
+                                          [] (const Slot &s) { return !s.busy; }));
+}
+int Detector::slots () const { return static_cast<int> (impl_->slots.size ()); }
+
+void Detector::set_search (double scale_factor, Size2 min_size, Size2 max_size) {
+  Impl &m = *impl_;
+  if (scale_factor > 1.0)
+    m.cfg.scale_factor = scale_factor;
+  m.cfg.min_size = min_size;
+  m.cfg.max_size = max_size;
+  m.geom_dirty = true;
+}
+void Detector::set_min_neighbors (int n) { impl_->cfg.min_neighbors = n; }
+
+const cl::DeviceInfo &Detector::device () const { return impl_->dev.info; }
+const CascadeModel &Detector::model () const { return impl_->model; }
+const PyramidGeometry *Detector::geometry () const { return impl_->geom.get (); }
+bool Detector::built_from_cache () const { return impl_->from_cache; }
+
+} // namespace gpudetect

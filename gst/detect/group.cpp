@@ -1,0 +1,128 @@
+#include "group.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace gpudetect {
+
+namespace {
+
+bool similar (const Rect &a, const Rect &b, double eps) {
+  double delta = eps * (std::min (a.width, b.width) + std::min (a.height, b.height)) * 0.5;
+  return std::abs (a.x - b.x) <= delta && std::abs (a.y - b.y) <= delta &&
+         std::abs (a.x + a.width - b.x - b.width) <= delta && std::abs (a.y + a.height - b.y - b.height) <= delta;
+}
+
+// Union-find partition numbering classes in the order OpenCV's partition() does.
+int partition (const std::vector<Rect> &v, double eps, std::vector<int> *labels) {
+  const int n = static_cast<int> (v.size ());
+  std::vector<int> parent (n, -1), rank (n, 0);
+  auto find = [&] (int i) {
+    while (parent[i] >= 0)
+      i = parent[i];
+    return i;
+  };
+  for (int i = 0; i < n; i++) {
+    int root = find (i);
+    for (int j = 0; j < n; j++) {
+      if (i == j || !similar (v[i], v[j], eps))
+        continue;
+      int root2 = find (j);
+      if (root2 != root) {
+        if (rank[root] > rank[root2])
+          parent[root2] = root;
+        else {
+          parent[root] = root2;
+          rank[root2] += rank[root] == rank[root2];
+          root = root2;
+        }
+        // path compression
+        for (int k = j; parent[k] >= 0;) {
+          int next = parent[k];
+          parent[k] = root;
+          k = next;
+        }
+        for (int k = i; parent[k] >= 0;) {
+          int next = parent[k];
+          parent[k] = root;
+          k = next;
+        }
+      }
+    }
+  }
+  labels->assign (n, 0);
+  int nclasses = 0;
+  for (int i = 0; i < n; i++) {
+    int root = find (i);
+    if (rank[root] >= 0)
+      rank[root] = ~nclasses++;
+    (*labels)[i] = ~rank[root];
+  }
+  return nclasses;
+}
+
+// saturate_cast<int>(float): round half to even.
+int round_float (float v) { return static_cast<int> (std::nearbyint (v)); }
+
+} // namespace
+
+float confidence_from_neighbors (int n) { return n <= 0 ? 0.f : static_cast<float> (n) / (n + 4); }
+
+std::vector<GroupedRect> group_rectangles (const std::vector<Rect> &raw, int min_neighbors, double eps) {
+  std::vector<GroupedRect> out;
+  if (min_neighbors <= 0 || raw.empty ()) {
+    for (const Rect &r : raw)
+      out.push_back ({r, 1, confidence_from_neighbors (1)});
+    return out;
+  }
+  std::vector<int> labels;
+  int nclasses = partition (raw, eps, &labels);
+  std::vector<Rect> sums (nclasses);
+  std::vector<int> weights (nclasses, 0);
+  for (size_t i = 0; i < raw.size (); i++) {
+    Rect &s = sums[labels[i]];
+    s.x += raw[i].x;
+    s.y += raw[i].y;
+    s.width += raw[i].width;
+    s.height += raw[i].height;
+    weights[labels[i]]++;
+  }
+  std::vector<Rect> avg (nclasses);
+  for (int i = 0; i < nclasses; i++) {
+    float s = 1.f / weights[i];
+    avg[i] = {round_float (sums[i].x * s), round_float (sums[i].y * s), round_float (sums[i].width * s),
+              round_float (sums[i].height * s)};
+  }
+  for (int i = 0; i < nclasses; i++) {
+    const Rect r1 = avg[i];
+    const int n1 = weights[i];
+    if (n1 <= min_neighbors)
+      continue;
+    int j = 0;
+    for (; j < nclasses; j++) {
+      const int n2 = weights[j];
+      if (j == i || n2 <= min_neighbors)
+        continue;
+      const Rect r2 = avg[j];
+      int dx = static_cast<int> (std::nearbyint (r2.width * eps));
+      int dy = static_cast<int> (std::nearbyint (r2.height * eps));
+      if (r1.x >= r2.x - dx && r1.y >= r2.y - dy && r1.x + r1.width <= r2.x + r2.width + dx &&
+          r1.y + r1.height <= r2.y + r2.height + dy && (n2 > std::max (3, n1) || n1 < 3))
+        break;
+    }
+    if (j == nclasses)
+      out.push_back ({r1, n1, confidence_from_neighbors (n1)});
+  }
+  return out;
+}
+
+double iou (const Rect &a, const Rect &b) {
+  int x0 = std::max (a.x, b.x), y0 = std::max (a.y, b.y);
+  int x1 = std::min (a.x + a.width, b.x + b.width), y1 = std::min (a.y + a.height, b.y + b.height);
+  double inter = std::max (0, x1 - x0) * static_cast<double> (std::max (0, y1 - y0));
+  double uni = static_cast<double> (a.width) * a.height + static_cast<double> (b.width) * b.height - inter;
+  return uni > 0 ? inter / uni : 0.0;
+}
+
+} // namespace gpudetect

@@ -1,0 +1,363 @@
+// OpenCV cascade XML (new format, <opencv_storage><cascade>) → CascadeModel.
+#include "cascade.h"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace gpudetect {
+
+namespace {
+
+constexpr size_t kMaxFileBytes = 64u << 20;
+constexpr int kMaxWindow = 1024;
+constexpr int kMaxStages = 10000;
+constexpr size_t kMaxTrees = 1u << 20;
+constexpr int kMaxNodesPerTree = 1024;
+constexpr size_t kMaxFeatures = 1u << 20;
+// OpenCV lowers every stage threshold by this float epsilon when loading.
+constexpr float kThresholdEps = 1e-5f;
+
+struct DocFree {
+  void operator() (xmlDoc *d) const { xmlFreeDoc (d); }
+};
+struct CtxtFree {
+  void operator() (xmlParserCtxt *c) const { xmlFreeParserCtxt (c); }
+};
+
+bool is_elem (const xmlNode *n, const char *name = nullptr) {
+  return n && n->type == XML_ELEMENT_NODE &&
+         (!name || std::strcmp (reinterpret_cast<const char *> (n->name), name) == 0);
+}
+
+const xmlNode *child (const xmlNode *n, const char *name) {
+  for (const xmlNode *c = n ? n->children : nullptr; c; c = c->next)
+    if (is_elem (c, name))
+      return c;
+  return nullptr;
+}
+
+std::vector<const xmlNode *> elements (const xmlNode *n) {
+  std::vector<const xmlNode *> v;
+  for (const xmlNode *c = n ? n->children : nullptr; c; c = c->next)
+    if (is_elem (c))
+      v.push_back (c);
+  return v;
+}
+
+// Text content of an element: its text and CDATA children only (entity
+// references are never expanded).
+std::string text_of (const xmlNode *n) {
+  std::string s;
+  for (const xmlNode *c = n ? n->children : nullptr; c; c = c->next)
+    if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content)
+      s += reinterpret_cast<const char *> (c->content);
+  return s;
+}
+
+std::vector<std::string> tokens (const xmlNode *n) {
+  std::istringstream in (text_of (n));
+  std::vector<std::string> v;
+  std::string t;
+  while (in >> t)
+    v.push_back (t);
+  return v;
+}
+
+bool to_double (const std::string &t, double *v) {
+  errno = 0;
+  char *end = nullptr;
+  *v = std::strtod (t.c_str (), &end);
+  return end && *end == '\0' && errno == 0 && std::isfinite (*v);
+}
+
+bool to_long (const std::string &t, long long *v) {
+  errno = 0;
+  char *end = nullptr;
+  *v = std::strtoll (t.c_str (), &end, 10);
+  return end && *end == '\0' && errno == 0 && !t.empty ();
+}
+
+struct Parser {
+  CascadeModel &m;
+  std::string err;
+
+  bool fail (const std::string &e) {
+    if (err.empty ())
+      err = e;
+    return false;
+  }
+
+  bool read_int (const xmlNode *parent, const char *name, int lo, int hi, int *v) {
+    const xmlNode *n = child (parent, name);
+    if (!n)
+      return fail (std::string ("missing <") + name + ">");
+    std::vector<std::string> t = tokens (n);
+    long long x;
+    if (t.size () != 1 || !to_long (t[0], &x) || x < lo || x > hi)
+      return fail (std::string ("<") + name + "> must be an integer in [" + std::to_string (lo) + ", " +
+                   std::to_string (hi) + "]");
+    *v = static_cast<int> (x);
+    return true;
+  }
+
+  bool read_weak (const xmlNode *w, int stage_idx) {
+    const xmlNode *in = child (w, "internalNodes");
+    const xmlNode *lv = child (w, "leafValues");
+    std::string where = "stage " + std::to_string (stage_idx) + ", tree " +
+                        std::to_string (m.trees.size ());
+    if (!in || !lv)
+      return fail (where + ": missing <internalNodes> or <leafValues>");
+    std::vector<std::string> nt = tokens (in), lt = tokens (lv);
+    const bool cat = m.ncategories > 0;
+    const size_t step = cat ? 3 + 8 : 4;
+    if (nt.empty () || nt.size () % step != 0)
+      return fail (where + ": <internalNodes> holds " + std::to_string (nt.size ()) +
+                   " numbers, not a multiple of " + std::to_string (step));
+    int count = static_cast<int> (nt.size () / step);
+    if (count > kMaxNodesPerTree)
+      return fail (where + ": too many nodes");
+    if (lt.size () != static_cast<size_t> (count) + 1)
+      return fail (where + ": expected " + std::to_string (count + 1) + " leaf values, found " +
+                   std::to_string (lt.size ()));
+    CascadeModel::Tree tree;
+    tree.first_node = static_cast<int> (m.nodes.size ());
+    tree.node_count = count;
+    tree.first_leaf = static_cast<int> (m.leaves.size ());
+    for (int i = 0; i < count; i++) {
+      const std::string *p = &nt[i * step];
+      long long l, r, f;
+      if (!to_long (p[0], &l) || !to_long (p[1], &r) || !to_long (p[2], &f))
+        return fail (where + ": malformed node");
+      // Children: > 0 is a node of this tree, <= 0 is -leaf index.
+      if (l >= count || r >= count || l < -count || r < -count || (l > 0 && l <= i) || (r > 0 && r <= i))
+        return fail (where + ": node child index out of range");
+      if (f < 0 || f >= static_cast<long long> (kMaxFeatures))
+        return fail (where + ": feature index out of range");
+      CascadeModel::Node node;
+      node.left = static_cast<int> (l);
+      node.right = static_cast<int> (r);
+      node.feature = static_cast<int> (f);
+      if (cat) {
+        for (int k = 0; k < 8; k++) {
+          long long s;
+          if (!to_long (p[3 + k], &s) || s < INT32_MIN || s > UINT32_MAX)
+            return fail (where + ": malformed category subset");
+          node.subset[k] = static_cast<uint32_t> (s);
+        }
+      } else {
+        double t;
+        if (!to_double (p[3], &t))
+          return fail (where + ": malformed node threshold");
+        node.threshold = static_cast<float> (t);
+      }
+      m.nodes.push_back (node);
+    }
+    for (const std::string &s : lt) {
+      double v;
+      if (!to_double (s, &v))
+        return fail (where + ": malformed leaf value");
+      m.leaves.push_back (static_cast<float> (v));
+    }
+    m.max_nodes_per_tree = std::max (m.max_nodes_per_tree, count);
+    m.trees.push_back (tree);
+    return true;
+  }
+
+  bool read_stages (const xmlNode *root) {
+    const xmlNode *st = child (root, "stages");
+    if (!st)
+      return fail ("missing <stages>");
+    std::vector<const xmlNode *> stages = elements (st);
+    if (stages.empty () || stages.size () > static_cast<size_t> (kMaxStages))
+      return fail ("<stages> must hold between 1 and " + std::to_string (kMaxStages) + " stages");
+    for (size_t si = 0; si < stages.size (); si++) {
+      const xmlNode *thr = child (stages[si], "stageThreshold");
+      const xmlNode *weak = child (stages[si], "weakClassifiers");
+      std::vector<std::string> t = tokens (thr);
+      double v;
+      if (!thr || t.size () != 1 || !to_double (t[0], &v))
+        return fail ("stage " + std::to_string (si) + ": missing or malformed <stageThreshold>");
+      std::vector<const xmlNode *> ws = elements (weak);
+      if (ws.empty ())
+        return fail ("stage " + std::to_string (si) + ": no weak classifiers");
+      CascadeModel::Stage stage;
+      stage.threshold = static_cast<float> (v) - kThresholdEps;
+      stage.first_tree = static_cast<int> (m.trees.size ());
+      stage.ntrees = static_cast<int> (ws.size ());
+      for (const xmlNode *w : ws) {
+        if (m.trees.size () >= kMaxTrees)
+          return fail ("too many weak classifiers");
+        if (!read_weak (w, static_cast<int> (si)))
+          return false;
+      }
+      m.stages.push_back (stage);
+    }
+    return true;
+  }
+
+  bool read_features (const xmlNode *root) {
+    const xmlNode *fs = child (root, "features");
+    if (!fs)
+      return fail ("missing <features>");
+    std::vector<const xmlNode *> feats = elements (fs);
+    if (feats.empty () || feats.size () > kMaxFeatures)
+      return fail ("<features> is empty or too large");
+    const int W = m.window_width, H = m.window_height;
+    for (size_t fi = 0; fi < feats.size (); fi++) {
+      std::string where = "feature " + std::to_string (fi);
+      if (m.feature_type == CascadeModel::FeatureType::Lbp) {
+        std::vector<std::string> t = tokens (child (feats[fi], "rect"));
+        long long v[4];
+        if (t.size () != 4 || !to_long (t[0], &v[0]) || !to_long (t[1], &v[1]) || !to_long (t[2], &v[2]) ||
+            !to_long (t[3], &v[3]))
+          return fail (where + ": <rect> must hold 4 integers");
+        if (v[0] < 0 || v[1] < 0 || v[2] <= 0 || v[3] <= 0 || v[0] + 3 * v[2] > W || v[1] + 3 * v[3] > H)
+          return fail (where + ": LBP block lies outside the " + std::to_string (W) + "x" + std::to_string (H) +
+                       " window");
+        m.lbp_features.push_back ({int (v[0]), int (v[1]), int (v[2]), int (v[3])});
+        continue;
+      }
+      CascadeModel::HaarFeature f;
+      std::vector<const xmlNode *> rects = elements (child (feats[fi], "rects"));
+      if (rects.empty () || rects.size () > 3)
+        return fail (where + ": <rects> must hold 1 to 3 rectangles");
+      const xmlNode *tn = child (feats[fi], "tilted");
+      if (tn) {
+        std::vector<std::string> t = tokens (tn);
+        long long tv;
+        if (t.size () != 1 || !to_long (t[0], &tv))
+          return fail (where + ": malformed <tilted>");
+        f.tilted = tv != 0;
+      }
+      for (size_t ri = 0; ri < rects.size (); ri++) {
+        std::vector<std::string> t = tokens (rects[ri]);
+        long long v[4];
+        double w;
+        if (t.size () != 5 || !to_long (t[0], &v[0]) || !to_long (t[1], &v[1]) || !to_long (t[2], &v[2]) ||
+            !to_long (t[3], &v[3]) || !to_double (t[4], &w))
+          return fail (where + ": a rectangle must be 'x y width height weight'");
+        long long x = v[0], y = v[1], rw = v[2], rh = v[3];
+        bool inside = f.tilted ? (x - rh >= 0 && x + rw <= W && y >= 0 && y + rw + rh <= H && rw >= 0 && rh >= 0)
+                               : (x >= 0 && y >= 0 && rw >= 0 && rh >= 0 && x + rw <= W && y + rh <= H);
+        if (!inside)
+          return fail (where + ": rectangle lies outside the " + std::to_string (W) + "x" + std::to_string (H) +
+                       " window");
+        f.rect[ri] = {int (x), int (y), int (rw), int (rh), static_cast<float> (w)};
+      }
+      m.has_tilted = m.has_tilted || f.tilted;
+      m.haar_features.push_back (f);
+    }
+    return true;
+  }
+
+  bool read (const xmlNode *root) {
+    const xmlNode *st = child (root, "stageType");
+    std::vector<std::string> t = tokens (st);
+    if (!st || t.size () != 1 || t[0] != "BOOST")
+      return fail ("unsupported <stageType> (only BOOST cascades are supported)");
+    t = tokens (child (root, "featureType"));
+    if (t.size () != 1)
+      return fail ("missing <featureType>");
+    if (t[0] == "HAAR")
+      m.feature_type = CascadeModel::FeatureType::Haar;
+    else if (t[0] == "LBP")
+      m.feature_type = CascadeModel::FeatureType::Lbp;
+    else
+      return fail ("unsupported <featureType> '" + t[0] + "' (HAAR and LBP are supported)");
+    if (!read_int (root, "width", 1, kMaxWindow, &m.window_width) ||
+        !read_int (root, "height", 1, kMaxWindow, &m.window_height))
+      return false;
+    const xmlNode *fp = child (root, "featureParams");
+    if (!fp)
+      return fail ("missing <featureParams>");
+    if (!read_int (fp, "maxCatCount", 0, 256, &m.ncategories))
+      return false;
+    if (m.feature_type == CascadeModel::FeatureType::Lbp && m.ncategories != 256)
+      return fail ("LBP cascades must have maxCatCount 256");
+    if (m.feature_type == CascadeModel::FeatureType::Haar && m.ncategories != 0)
+      return fail ("HAAR cascades must have maxCatCount 0");
+    if (!read_stages (root) || !read_features (root))
+      return false;
+    for (const CascadeModel::Node &n : m.nodes)
+      if (static_cast<size_t> (n.feature) >= m.feature_count ())
+        return fail ("a node uses feature " + std::to_string (n.feature) + " of " +
+                     std::to_string (m.feature_count ()));
+    return true;
+  }
+};
+
+} // namespace
+
+std::string parse_cascade_xml (const std::string &xml, CascadeModel *out) {
+  if (xml.size () > kMaxFileBytes)
+    return "model file is larger than 64 MiB";
+  if (xml.empty ())
+    return "model file is empty";
+  std::unique_ptr<xmlParserCtxt, CtxtFree> ctxt (xmlNewParserCtxt ());
+  if (!ctxt)
+    return "out of memory";
+  std::unique_ptr<xmlDoc, DocFree> doc (xmlCtxtReadMemory (
+      ctxt.get (), xml.data (), static_cast<int> (xml.size ()), "model.xml", nullptr,
+      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA));
+  if (!doc) {
+    const xmlError *e = xmlCtxtGetLastError (ctxt.get ());
+    std::string msg = e && e->message ? e->message : "unknown error";
+    while (!msg.empty () && msg.back () == '\n')
+      msg.pop_back ();
+    return "not well-formed XML" + (e ? " (line " + std::to_string (e->line) + "): " + msg : std::string ());
+  }
+  if (doc->intSubset || doc->extSubset)
+    return "document type declarations are not allowed in model files";
+  const xmlNode *top = xmlDocGetRootElement (doc.get ());
+  if (!is_elem (top, "opencv_storage"))
+    return "not an OpenCV storage file (root element is not <opencv_storage>)";
+  std::vector<const xmlNode *> tops = elements (top);
+  if (tops.empty ())
+    return "<opencv_storage> is empty";
+  const xmlNode *root = tops[0];
+  xmlChar *type = xmlGetProp (root, BAD_CAST "type_id");
+  bool old_format = type && std::strcmp (reinterpret_cast<char *> (type), "opencv-haar-classifier") == 0;
+  xmlFree (type);
+  if (old_format || (!child (root, "stageType") && child (root, "size")))
+    return "old-format Haar cascade (opencv-haar-classifier) is not supported; convert it with OpenCV's "
+           "opencv_traincascade-era tools to the <cascade> format";
+  CascadeModel m;
+  Parser p{m, {}};
+  if (!p.read (root))
+    return p.err;
+  *out = std::move (m);
+  return {};
+}
+
+std::string load_cascade_file (const std::string &path, CascadeModel *out) {
+  std::ifstream f (path, std::ios::binary);
+  if (!f)
+    return "cannot open model file '" + path + "': " + std::strerror (errno);
+  f.seekg (0, std::ios::end);
+  std::streamoff size = f.tellg ();
+  if (size < 0)
+    return "cannot read model file '" + path + "'";
+  if (static_cast<size_t> (size) > kMaxFileBytes)
+    return "model file '" + path + "' is larger than 64 MiB";
+  f.seekg (0);
+  std::string xml (static_cast<size_t> (size), '\0');
+  f.read (&xml[0], size);
+  if (!f)
+    return "cannot read model file '" + path + "'";
+  std::string err = parse_cascade_xml (xml, out);
+  if (!err.empty ())
+    return "model file '" + path + "': " + err;
+  out->path = path;
+  out->default_label = label_for_model (path);
+  return {};
+}
+
+} // namespace gpudetect

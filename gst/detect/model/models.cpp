@@ -1,0 +1,119 @@
+// Model names: search path, short names, default labels.
+#include "cascade.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <dirent.h>
+#include <sys/stat.h>
+
+#ifndef GPUDETECT_MODELS_DIR
+#define GPUDETECT_MODELS_DIR "/usr/local/share/gpudetect/models"
+#endif
+
+namespace gpudetect {
+
+static bool is_file (const std::string &p) {
+  struct stat st;
+  return stat (p.c_str (), &st) == 0 && S_ISREG (st.st_mode);
+}
+
+std::vector<std::string> model_search_path () {
+  std::vector<std::string> dirs;
+  if (const char *env = std::getenv ("GPUDETECT_MODEL_PATH")) {
+    std::string s = env;
+    size_t start = 0;
+    while (start <= s.size ()) {
+      size_t end = s.find (':', start);
+      if (end == std::string::npos)
+        end = s.size ();
+      if (end > start)
+        dirs.push_back (s.substr (start, end - start));
+      start = end + 1;
+    }
+  }
+  for (const char *d : {GPUDETECT_MODELS_DIR, "/usr/share/opencv4/haarcascades", "/usr/share/opencv4/lbpcascades",
+                        "/usr/share/opencv/haarcascades", "/usr/share/opencv/lbpcascades"})
+    dirs.push_back (d);
+  return dirs;
+}
+
+// "lbp-frontalface-improved" -> "lbpcascade_frontalface_improved.xml"
+static std::string file_for_short_name (const std::string &name) {
+  for (const char *family : {"haar", "lbp"}) {
+    std::string prefix = std::string (family) + "-";
+    if (name.compare (0, prefix.size (), prefix) == 0 && name.size () > prefix.size ()) {
+      std::string rest = name.substr (prefix.size ());
+      std::replace (rest.begin (), rest.end (), '-', '_');
+      return std::string (family) + "cascade_" + rest + ".xml";
+    }
+  }
+  return {};
+}
+
+std::string resolve_model (const std::string &name, std::vector<std::string> *tried) {
+  if (name.empty ())
+    return {};
+  auto check = [&] (const std::string &p) {
+    if (tried)
+      tried->push_back (p);
+    return is_file (p);
+  };
+  if (name.find ('/') != std::string::npos)
+    return check (name) ? name : std::string ();
+  std::vector<std::string> files;
+  std::string mapped = file_for_short_name (name);
+  if (!mapped.empty ())
+    files.push_back (mapped);
+  files.push_back (name);
+  if (name.size () < 4 || name.compare (name.size () - 4, 4, ".xml") != 0)
+    files.push_back (name + ".xml");
+  for (const std::string &dir : model_search_path ())
+    for (const std::string &f : files)
+      if (check (dir + "/" + f))
+        return dir + "/" + f;
+  if (check (name))
+    return name;
+  return {};
+}
+
+std::vector<std::string> list_models () {
+  std::vector<std::string> names;
+  for (const std::string &dir : model_search_path ()) {
+    DIR *d = opendir (dir.c_str ());
+    if (!d)
+      continue;
+    while (dirent *e = readdir (d)) {
+      std::string f = e->d_name;
+      for (const char *family : {"haar", "lbp"}) {
+        std::string prefix = std::string (family) + "cascade_";
+        if (f.compare (0, prefix.size (), prefix) == 0 && f.size () > prefix.size () + 4 &&
+            f.compare (f.size () - 4, 4, ".xml") == 0) {
+          std::string rest = f.substr (prefix.size (), f.size () - prefix.size () - 4);
+          std::replace (rest.begin (), rest.end (), '_', '-');
+          names.push_back (std::string (family) + "-" + rest);
+        }
+      }
+    }
+    closedir (d);
+  }
+  std::sort (names.begin (), names.end ());
+  names.erase (std::unique (names.begin (), names.end ()), names.end ());
+  return names;
+}
+
+std::string label_for_model (const std::string &path) {
+  std::string stem = path.substr (path.find_last_of ('/') == std::string::npos ? 0 : path.find_last_of ('/') + 1);
+  if (stem.size () > 4 && stem.compare (stem.size () - 4, 4, ".xml") == 0)
+    stem.resize (stem.size () - 4);
+  static const std::pair<const char *, const char *> table[] = {
+      {"catface", "cat-face"}, {"face", "face"},       {"eye", "eye"},
+      {"smile", "smile"},      {"fullbody", "person"}, {"upperbody", "upper-body"},
+      {"lowerbody", "lower-body"}, {"plate", "license-plate"}, {"silverware", "silverware"},
+  };
+  for (const auto &[key, label] : table)
+    if (stem.find (key) != std::string::npos)
+      return label;
+  return stem.empty () ? "object" : stem;
+}
+
+} // namespace gpudetect

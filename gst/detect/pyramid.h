@@ -1,0 +1,52 @@
+// Geometry of the detection pyramid: OpenCV's scale list, level sizes and
+// window grids, the packed layout that puts every level in one buffer with
+// one stride, and the fixed-point resampling tables (INTER_LINEAR_EXACT).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace gpudetect {
+
+struct Size2 {
+  int width = 0, height = 0;
+};
+
+struct PyramidLevel {
+  float scale = 1;             // as OpenCV stores it (float)
+  int width = 0, height = 0;   // resampled image: cvRound(image / scale)
+  int win_width = 0, win_height = 0; // detection size in image pixels: cvRound(window * scale)
+  int step = 2;                // window step: 2 below scale 2, else 1
+  int x0 = 0, y0 = 0;          // integral origin in the packed buffer; integral is (width+1) x (height+1)
+  int nx = 0, ny = 0;          // window grid
+  int first_window = 0;        // index of the level's first window in the flat window list
+};
+
+struct PyramidGeometry {
+  int image_width = 0, image_height = 0;
+  int window_width = 0, window_height = 0;
+  int stride = 0, rows = 0;    // packed buffer: rows x stride elements
+  int total_windows = 0;
+  int total_rows = 0;          // sum of level heights
+  int total_columns = 0;       // sum of (level width + 1)
+  std::vector<PyramidLevel> levels;
+
+  // Per-level resampling tables, concatenated: entry = source index * 512 + c1
+  // with c1 in [0, 256] the weight of source index + 1 (8-bit fixed point).
+  std::vector<int32_t> xtab, ytab;
+  std::vector<int32_t> xtab_first, ytab_first; // start of each level's table
+  // Work maps: per resampled row (level | y << 10) and per integral column (level | x << 10).
+  std::vector<int32_t> row_map, col_map;
+};
+
+// Plans the pyramid exactly as OpenCV's CascadeClassifier::detectMultiScale:
+// factor starts at 1 and is multiplied by scale_factor; window sizes round
+// with cvRound; levels under min_size are skipped; the scan stops once the
+// window exceeds max_size (0 = unbounded) or the image.
+PyramidGeometry plan_pyramid (int image_width, int image_height, int window_width, int window_height,
+                              double scale_factor, Size2 min_size, Size2 max_size);
+
+// OpenCV's cvRound: round half to even.
+int round_half_even (double v);
+
+} // namespace gpudetect

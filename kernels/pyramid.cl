@@ -1,0 +1,184 @@
+/* Device pyramid: every level resampled from the original frame with
+ * OpenCV's bit-exact bilinear resize (INTER_LINEAR_EXACT), packed into one
+ * buffer with one stride, and its integral images (sum, squared sum, tilted).
+ *
+ * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
+ * Build options: -D WG=<work-group size of pyramid_rows> [-D HAVE_SQSUM]
+ */
+#ifndef WG
+#define WG 256
+#endif
+
+/* Luma of one source pixel: grey planes as they are, 4-byte RGB formats with
+ * OpenCV's fixed-point BT.601 weights (cvtColor RGB2GRAY). */
+inline uint src_luma (__global const uchar *src, int stride, int bpp, int4 rgb, int x, int y)
+{
+  __global const uchar *p = src + (size_t) y * stride + (size_t) x * bpp;
+  if (bpp == 1)
+    return p[0];
+  return ((uint) p[rgb.x] * 4899u + (uint) p[rgb.y] * 9617u + (uint) p[rgb.z] * 1868u + 8192u) >> 14;
+}
+
+/* One work-group per resampled row of every level: resample the row, then a
+ * work-group prefix sum writes the row-prefix sums into the integral buffers
+ * (the column pass completes them).  Row 0 and column 0 of each level's
+ * integral are written as zeros.  Work-group 0 also resets the frame's
+ * counters. */
+__kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
+pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
+              __global const int8 *levels, __global const int *xtab, __global const int *ytab,
+              __global const int *xfirst, __global const int *yfirst, __global const int *row_map,
+              __global uint *sum, __global uint *sqsum, int stride, __global uint *counters,
+              __global uint *hits)
+{
+  __local uint ls[WG];
+  __local uint lq[WG];
+  const int lid = get_local_id (0);
+  const int g = get_group_id (0);
+  if (g == 0 && lid == 0) {
+    counters[0] = 0;
+    counters[1] = 0;
+    hits[0] = 0;
+  }
+  const int m = row_map[g];
+  const int li = m & 1023, y = m >> 10;
+  const int8 L = levels[li];
+  const int w = L.s2;
+  const int ye = ytab[yfirst[li] + y];
+  const int sy = ye >> 9;
+  const uint cy1 = ye & 511, cy0 = 256u - cy1;
+  const size_t base = (size_t) (L.s1 + y + 1) * stride + L.s0;
+  if (y == 0) {
+    const size_t top = (size_t) L.s1 * stride + L.s0;
+    for (int x = lid; x <= w; x += WG) {
+      sum[top + x] = 0;
+#ifdef HAVE_SQSUM
+      sqsum[top + x] = 0;
+#endif
+    }
+  }
+  if (lid == 0) {
+    sum[base] = 0;
+#ifdef HAVE_SQSUM
+    sqsum[base] = 0;
+#endif
+  }
+  __global const int *xt = xtab + xfirst[li];
+  uint carry_s = 0, carry_q = 0;
+  for (int x0 = 0; x0 < w; x0 += WG) {
+    const int x = x0 + lid;
+    uint p = 0;
+    if (x < w) {
+      const int xe = xt[x];
+      const int sx = xe >> 9;
+      const uint cx1 = xe & 511, cx0 = 256u - cx1;
+      uint h0 = src_luma (src, src_stride, src_bpp, rgb, sx, sy) * cx0;
+      if (cx1)
+        h0 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy) * cx1;
+      uint h1 = 0;
+      if (cy1) {
+        h1 = src_luma (src, src_stride, src_bpp, rgb, sx, sy + 1) * cx0;
+        if (cx1)
+          h1 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy + 1) * cx1;
+      }
+      p = (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+    }
+    ls[lid] = p;
+    lq[lid] = p * p;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < WG; off <<= 1) {
+      uint a = lid >= off ? ls[lid - off] : 0u;
+      uint b = lid >= off ? lq[lid - off] : 0u;
+      barrier (CLK_LOCAL_MEM_FENCE);
+      ls[lid] += a;
+      lq[lid] += b;
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+    if (x < w) {
+      sum[base + x + 1] = carry_s + ls[lid];
+#ifdef HAVE_SQSUM
+      sqsum[base + x + 1] = carry_q + lq[lid];
+#endif
+    }
+    carry_s += ls[WG - 1];
+    carry_q += lq[WG - 1];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+/* One work-item per integral column of every level: running sums down the
+ * column turn row-prefix sums into the integral image.  Arithmetic wraps
+ * modulo 2^32 like OpenCV's CV_32S integrals; window sums stay exact. */
+__kernel void
+integral_cols (__global const int8 *levels, __global const int *col_map, int ncols,
+               __global uint *sum, __global uint *sqsum, int stride)
+{
+  const int gid = get_global_id (0);
+  if (gid >= ncols)
+    return;
+  const int m = col_map[gid];
+  const int8 L = levels[m & 1023];
+  size_t p = (size_t) (L.s1 + 1) * stride + L.s0 + (m >> 10);
+  uint as = 0, aq = 0;
+  for (int y = 0; y < L.s3; y++, p += stride) {
+    as += sum[p];
+    sum[p] = as;
+#ifdef HAVE_SQSUM
+    aq += sqsum[p];
+    sqsum[p] = aq;
+#endif
+  }
+}
+
+/* Tilted (45 degree) integral, OpenCV's definition:
+ *   T(X, Y) = sum of I(x, y) over y < Y, |x - X + 1| <= Y - 1 - y
+ * = A(X, Y) - B(X, Y), with S(x, y) the row-prefix sum (exclusive) of row y:
+ *   A(X, Y) = sum_{y<Y} S(clamp(X + Y - 1 - y), y)   anti-diagonal recurrence
+ *   B(X, Y) = sum_{y<Y} S(clamp(X - Y + y), y)       diagonal recurrence
+ * Both run on the row-prefix sums, i.e. before integral_cols.  One work-item
+ * per diagonal of every level (diag_map: level | k << 10, k in [0, W + H]). */
+__kernel void
+tilted_anti (__global const int8 *levels, __global const int *diag_map, int ndiag,
+             __global const uint *rowsum, __global uint *tilted, int stride)
+{
+  const int gid = get_global_id (0);
+  if (gid >= ndiag)
+    return;
+  const int m = diag_map[gid];
+  const int8 L = levels[m & 1023];
+  const int k = m >> 10, W = L.s2, H = L.s3;
+  const size_t origin = (size_t) L.s1 * stride + L.s0;
+  if (k <= W)
+    tilted[origin + k] = 0;
+  uint acc = 0;
+  for (int Y = 1; Y <= H; Y++) {
+    const int X = k - Y;
+    if (X < 0)
+      break;
+    acc += rowsum[origin + (size_t) Y * stride + min (X, W)];
+    if (X <= W)
+      tilted[origin + (size_t) Y * stride + X] = acc;
+  }
+}
+
+__kernel void
+tilted_diag (__global const int8 *levels, __global const int *diag_map, int ndiag,
+             __global const uint *rowsum, __global uint *tilted, int stride)
+{
+  const int gid = get_global_id (0);
+  if (gid >= ndiag)
+    return;
+  const int m = diag_map[gid];
+  const int8 L = levels[m & 1023];
+  const int W = L.s2, H = L.s3;
+  const int d = (m >> 10) - H;
+  const size_t origin = (size_t) L.s1 * stride + L.s0;
+  uint acc = 0;
+  for (int Y = max (0, -d) + 1; Y <= H; Y++) {
+    const int X = d + Y;
+    if (X > W)
+      break;
+    acc += rowsum[origin + (size_t) Y * stride + (X - 1)];
+    tilted[origin + (size_t) Y * stride + X] -= acc;
+  }
+}
