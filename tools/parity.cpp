@@ -3,7 +3,7 @@
 //
 //   gpudetect-parity --model NAME [--scale-factor 1.1] [--min-neighbors 3]
 //                    [--min-size 24] [--device SEL] [--write-gray DIR]
-//                    [--min-f1 0.98] [--min-iou 0.9] [--min-jaccard 0] IMAGE...
+//                    [--min-f1 0.98] [--min-iou 0.9] [--min-jaccard 0] [--verbose] IMAGE...
 //
 // Each image is read as 8-bit grey (cv::IMREAD_GRAYSCALE); both detectors see
 // that buffer.  Prints per-image and total figures; exits 1 when a threshold
@@ -78,6 +78,7 @@ int main (int argc, char **argv) {
   cfg.slots = 1;
   double min_f1 = 0, min_iou = 0, min_jaccard = 0;
   std::string gray_dir;
+  bool verbose = false;
   std::vector<std::string> images;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -94,6 +95,7 @@ int main (int argc, char **argv) {
     else if (a == "--min-neighbors") cfg.min_neighbors = std::atoi (next ().c_str ());
     else if (a == "--min-size") { int s = std::atoi (next ().c_str ()); cfg.min_size = {s, s}; }
     else if (a == "--write-gray") gray_dir = next ();
+    else if (a == "--verbose") verbose = true;
     else if (a == "--min-f1") min_f1 = std::atof (next ().c_str ());
     else if (a == "--min-iou") min_iou = std::atof (next ().c_str ());
     else if (a == "--min-jaccard") min_jaccard = std::atof (next ().c_str ());
@@ -155,14 +157,24 @@ int main (int argc, char **argv) {
     total.tp += m.tp, total.fp += m.fp, total.fn += m.fn, total.iou_sum += m.iou_sum;
     // Raw hits compared as (x, y, w, h): each level has its own window size.
     std::set<std::tuple<int, int, int, int>> a, b;
-    for (const RawHit &h : res.hits)
-      a.insert ({h.rect.x, h.rect.y, h.rect.width, h.rect.height});
+    for (const RawHit &h : res.hits) {
+      Rect r = clip_rect (h.rect, g.cols, g.rows); // OpenCV reports raw windows clipped too
+      a.insert ({r.x, r.y, r.width, r.height});
+    }
     for (const cv::Rect &r : ocv_raw)
       b.insert ({r.x, r.y, r.width, r.height});
     int inter = 0;
     for (const auto &t : a)
       inter += b.count (t) ? 1 : 0;
     int uni = static_cast<int> (a.size () + b.size ()) - inter;
+    if (verbose)
+      for (const auto &t : a)
+        if (!b.count (t) || !a.count (t))
+          std::printf ("  only ours: %d %d %d %d\n", std::get<0> (t), std::get<1> (t), std::get<2> (t), std::get<3> (t));
+    if (verbose)
+      for (const auto &t : b)
+        if (!a.count (t))
+          std::printf ("  only OpenCV: %d %d %d %d\n", std::get<0> (t), std::get<1> (t), std::get<2> (t), std::get<3> (t));
     raw_inter += inter, raw_union += uni;
     std::printf ("%-28s %6zu %6zu %4d %4d %4d %7.3f %8zu %8zu %8.4f%s\n", basename (path).c_str (), ours.size (),
                  ocv_grouped.size (), m.tp, m.fp, m.fn, m.tp ? m.iou_sum / m.tp : 1.0, a.size (), b.size (),

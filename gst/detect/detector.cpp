@@ -468,8 +468,13 @@ std::string Detector::collect (int ticket, FrameResult *out) {
   raw.reserve (out->hits.size ());
   for (const RawHit &h : out->hits)
     raw.push_back (h.rect);
-  for (const GroupedRect &g : group_rectangles (raw, m.cfg.min_neighbors))
-    out->objects.push_back ({g.rect, g.neighbors, g.confidence, 0});
+  // Grouped boxes are clipped to the frame, as OpenCV's detectMultiScale does.
+  const int fw = s.geom->image_width, fh = s.geom->image_height;
+  for (const GroupedRect &g : group_rectangles (raw, m.cfg.min_neighbors)) {
+    Rect r = clip_rect (g.rect, fw, fh);
+    if (r.width > 0 && r.height > 0)
+      out->objects.push_back ({r, g.neighbors, g.confidence, 0});
+  }
   out->group_us = std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
   return {};
 }

@@ -117,6 +117,14 @@ std::vector<GroupedRect> group_rectangles (const std::vector<Rect> &raw, int min
   return out;
 }
 
+Rect clip_rect (const Rect &r, int width, int height) {
+  int x0 = std::max (r.x, 0), y0 = std::max (r.y, 0);
+  int x1 = std::min (r.x + r.width, width), y1 = std::min (r.y + r.height, height);
+  if (x1 <= x0 || y1 <= y0)
+    return {x0, y0, 0, 0};
+  return {x0, y0, x1 - x0, y1 - y0};
+}
+
 double iou (const Rect &a, const Rect &b) {
   int x0 = std::max (a.x, b.x), y0 = std::max (a.y, b.y);
   int x1 = std::min (a.x + a.width, b.x + b.width), y1 = std::min (a.y + a.height, b.y + b.height);

@@ -30,6 +30,9 @@ std::vector<GroupedRect> group_rectangles (const std::vector<Rect> &raw, int min
 // Viola-Jones detections are known to gather on true objects.
 float confidence_from_neighbors (int n);
 
+// The part of `r` inside a width x height frame (empty when outside).
+Rect clip_rect (const Rect &r, int width, int height);
+
 // Intersection over union of two rectangles.
 double iou (const Rect &a, const Rect &b);
 
