@@ -378,13 +378,18 @@ struct Detector::Impl {
 Detector::Detector (std::unique_ptr<Impl> impl) : impl_ (std::move (impl)) {}
 Detector::~Detector () = default;
 
-std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::string *error) {
+std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::string *error, CreateError *kind) {
+  CreateError dummy;
+  if (!kind)
+    kind = &dummy;
+  *kind = CreateError::None;
   auto impl = std::make_unique<Impl> ();
   impl->cfg = config;
   impl->cfg.slots = std::clamp (config.slots, 1, 64);
   impl->cfg.hit_capacity = std::clamp (config.hit_capacity, 16, 1 << 24);
   if (!(config.scale_factor > 1.0)) {
     *error = "scale factor must be greater than 1";
+    *kind = CreateError::Config;
     return nullptr;
   }
   std::vector<std::string> tried;
@@ -394,22 +399,27 @@ std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::s
     for (const std::string &d : model_search_path ())
       where += (where.empty () ? "" : ", ") + d;
     *error = "model '" + config.model + "' not found (searched " + where + ")";
+    *kind = CreateError::Model;
     return nullptr;
   }
   if (std::string e = load_cascade_file (path, &impl->model); !e.empty ()) {
     *error = e;
+    *kind = CreateError::Model;
     return nullptr;
   }
   if (cl::Error e = cl::open_device (config.device, &impl->dev)) {
     *error = e.message;
+    *kind = CreateError::Device;
     return nullptr;
   }
   if (cl::Error e = impl->build ()) {
     *error = e.message;
+    *kind = CreateError::Build;
     return nullptr;
   }
   if (cl::Error e = impl->upload_model ()) {
     *error = e.message;
+    *kind = CreateError::Resource;
     return nullptr;
   }
   impl->slots.resize (impl->cfg.slots);

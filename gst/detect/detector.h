@@ -66,10 +66,14 @@ struct FrameResult {
   double group_us = 0;    // host grouping time
 };
 
+// What went wrong in Detector::create, for callers that report by kind.
+enum class CreateError { None, Model, Device, Build, Resource, Config };
+
 class Detector {
 public:
   // Loads the model, opens the device and builds the kernels.
-  static std::unique_ptr<Detector> create (const DetectorConfig &config, std::string *error);
+  static std::unique_ptr<Detector> create (const DetectorConfig &config, std::string *error,
+                                           CreateError *kind = nullptr);
   ~Detector ();
 
   // Enqueues a frame into a free slot; `*ticket` names it for collect().

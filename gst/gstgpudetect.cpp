@@ -1,0 +1,792 @@
+/**
+ * SECTION:element-gpudetect
+ * @title: gpudetect
+ *
+ * Detects objects (faces, eyes, people, plates, ...) with OpenCV's Haar and
+ * LBP cascades on any OpenCL device and attaches one
+ * GstVideoRegionOfInterestMeta per object, with a "detection" parameter
+ * structure (x_min, y_min, x_max, y_max normalised, confidence, label_id,
+ * label).  Pixels are never modified.
+ *
+ * Work is asynchronous: the luma upload, pyramid, cascade kernels and the
+ * readback of frame N run on the device while upstream produces frame N+1;
+ * up to #GstGpuDetect:max-in-flight frames are held, in order.
+ *
+ * ## Example
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! decodebin ! videoconvert ! \
+ *     gpudetect model=lbp-frontalface-improved min-size-width=24 min-size-height=24 ! \
+ *     roioverlay ! videoconvert ! autovideosink
+ * ]|
+ */
+#include "config.h"
+
+#include "gstgpudetect.h"
+
+#include "detector.h"
+#include "gpudetect-elements.h"
+
+#include <gst/video/gstvideometa.h>
+#include <gst/video/video.h>
+
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+GST_DEBUG_CATEGORY_STATIC (gst_gpu_detect_debug);
+#define GST_CAT_DEFAULT gst_gpu_detect_debug
+
+#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }")
+
+enum {
+  PROP_0,
+  PROP_MODEL,
+  PROP_DEVICE,
+  PROP_SCALE_FACTOR,
+  PROP_MIN_NEIGHBORS,
+  PROP_MIN_SIZE_WIDTH,
+  PROP_MIN_SIZE_HEIGHT,
+  PROP_MAX_SIZE_WIDTH,
+  PROP_MAX_SIZE_HEIGHT,
+  PROP_THRESHOLD,
+  PROP_LABEL,
+  PROP_INFERENCE_INTERVAL,
+  PROP_MAX_IN_FLIGHT,
+  PROP_SKIP_WHEN_BUSY,
+  PROP_ROI_X,
+  PROP_ROI_Y,
+  PROP_ROI_WIDTH,
+  PROP_ROI_HEIGHT,
+  PROP_MESSAGE_MODE,
+  PROP_DEVICE_NAME,
+};
+
+#define DEFAULT_MODEL "lbp-frontalface-improved"
+#define DEFAULT_DEVICE "auto"
+#define DEFAULT_SCALE_FACTOR 1.1
+#define DEFAULT_MIN_NEIGHBORS 3
+#define DEFAULT_THRESHOLD 0.0
+#define DEFAULT_INFERENCE_INTERVAL 1
+#define DEFAULT_MAX_IN_FLIGHT 2
+#define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
+
+namespace {
+
+struct Settings {
+  std::string model = DEFAULT_MODEL;
+  std::string device = DEFAULT_DEVICE;
+  double scale_factor = DEFAULT_SCALE_FACTOR;
+  int min_neighbors = DEFAULT_MIN_NEIGHBORS;
+  int min_w = 0, min_h = 0, max_w = 0, max_h = 0;
+  double threshold = DEFAULT_THRESHOLD;
+  std::string label;
+  guint interval = DEFAULT_INFERENCE_INTERVAL;
+  guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  bool skip_when_busy = false;
+  int roi_x = 0, roi_y = 0, roi_w = 0, roi_h = 0;
+  GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
+};
+
+// One buffer held by the element, in arrival order.
+struct Pending {
+  GstBuffer *buffer = nullptr; // our reference, kept until the device is done with its frame
+  int ticket = -1;             // detector slot, -1 when not detected
+  int roi_x = 0, roi_y = 0;    // offset of the searched region in the frame
+  gpudetect::FrameResult result;
+  bool have_result = false;
+  std::string label;
+  double threshold = 0;
+};
+
+} // namespace
+
+struct GstGpuDetectPrivate {
+  std::mutex lock; // guards settings and the search parameters
+  Settings settings;
+  bool search_changed = false;
+
+  // streaming state (streaming thread only)
+  std::unique_ptr<gpudetect::Detector> detector;
+  GstVideoInfo info;
+  bool have_info = false;
+  std::deque<Pending> fifo;
+  guint64 frame_count = 0;
+  size_t last_count = G_MAXSIZE;
+  std::string device_name;
+
+  // QoS
+  std::mutex qos_lock;
+  GstClockTime earliest_time = GST_CLOCK_TIME_NONE;
+  guint64 processed = 0, skipped = 0;
+};
+
+struct _GstGpuDetect {
+  GstBaseTransform parent;
+  GstGpuDetectPrivate *priv;
+};
+
+#define gst_gpu_detect_parent_class parent_class
+G_DEFINE_TYPE (GstGpuDetect, gst_gpu_detect, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gpudetect, "gpudetect", GST_RANK_NONE, GST_TYPE_GPU_DETECT,
+                                       gpudetect_element_init (plugin));
+
+GType gst_gpu_detect_message_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_GPU_DETECT_MESSAGE_NONE, "Post no messages", "none"},
+      {GST_GPU_DETECT_MESSAGE_EVERY_FRAME, "Post a message for every detected frame", "every-frame"},
+      {GST_GPU_DETECT_MESSAGE_ON_CHANGE, "Post when the number of objects changes", "on-change"},
+      {GST_GPU_DETECT_MESSAGE_ON_DETECTION, "Post for frames with at least one object", "on-detection"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstGpuDetectMessageMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
+
+/* ------------------------------------------------------------------------ */
+/* results → metadata and messages                                           */
+
+static void attach_results (GstGpuDetect *self, GstBuffer *buf, const Pending &p)
+{
+  GstGpuDetectPrivate *priv = self->priv;
+  const double fw = GST_VIDEO_INFO_WIDTH (&priv->info), fh = GST_VIDEO_INFO_HEIGHT (&priv->info);
+  GQuark label_q = g_quark_from_string (p.label.c_str ());
+#ifdef HAVE_GST_ANALYTICS
+  GstAnalyticsRelationMeta *rmeta = nullptr;
+#endif
+  guint id = 0;
+  for (const gpudetect::Detection &d : p.result.objects) {
+    if (d.confidence < p.threshold)
+      continue;
+    const int x = d.rect.x + p.roi_x, y = d.rect.y + p.roi_y;
+    GstVideoRegionOfInterestMeta *roi =
+        gst_buffer_add_video_region_of_interest_meta_id (buf, label_q, x, y, d.rect.width, d.rect.height);
+    roi->id = static_cast<gint> (id++);
+    GstStructure *s = gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE, x / fw, "y_min", G_TYPE_DOUBLE,
+                                         y / fh, "x_max", G_TYPE_DOUBLE, (x + d.rect.width) / fw, "y_max",
+                                         G_TYPE_DOUBLE, (y + d.rect.height) / fh, "confidence", G_TYPE_DOUBLE,
+                                         static_cast<double> (d.confidence), "label_id", G_TYPE_INT, d.label_id,
+                                         "label", G_TYPE_STRING, p.label.c_str (), nullptr);
+    gst_video_region_of_interest_meta_add_param (roi, s);
+#ifdef HAVE_GST_ANALYTICS
+    if (!rmeta)
+      rmeta = gst_buffer_add_analytics_relation_meta (buf);
+    GstAnalyticsODMtd od;
+    if (rmeta && gst_analytics_relation_meta_add_od_mtd (rmeta, label_q, x, y, d.rect.width, d.rect.height,
+                                                         d.confidence, &od))
+      roi->id = static_cast<gint> (od.id);
+#endif
+  }
+}
+
+static void post_message (GstGpuDetect *self, GstBuffer *buf, const Pending &p)
+{
+  GstGpuDetectPrivate *priv = self->priv;
+  GstGpuDetectMessageMode mode;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    mode = priv->settings.message_mode;
+  }
+  if (mode == GST_GPU_DETECT_MESSAGE_NONE)
+    return;
+  size_t n = 0;
+  for (const gpudetect::Detection &d : p.result.objects)
+    n += d.confidence >= p.threshold;
+  const bool changed = n != priv->last_count;
+  priv->last_count = n;
+  if ((mode == GST_GPU_DETECT_MESSAGE_ON_CHANGE && !changed) || (mode == GST_GPU_DETECT_MESSAGE_ON_DETECTION && n == 0))
+    return;
+  GValue objects = G_VALUE_INIT;
+  g_value_init (&objects, GST_TYPE_LIST);
+  guint id = 0;
+  for (const gpudetect::Detection &d : p.result.objects) {
+    if (d.confidence < p.threshold)
+      continue;
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    GstStructure *o = gst_structure_new ("object", "x", G_TYPE_UINT, (guint) (d.rect.x + p.roi_x), "y", G_TYPE_UINT,
+                                         (guint) (d.rect.y + p.roi_y), "width", G_TYPE_UINT, (guint) d.rect.width,
+                                         "height", G_TYPE_UINT, (guint) d.rect.height, "label", G_TYPE_STRING,
+                                         p.label.c_str (), "label-id", G_TYPE_INT, d.label_id, "confidence",
+                                         G_TYPE_DOUBLE, (double) d.confidence, "id", G_TYPE_UINT, id++, nullptr);
+    g_value_take_boxed (&v, o);
+    gst_value_list_append_and_take_value (&objects, &v);
+  }
+  GstClockTime ts = GST_BUFFER_PTS (buf);
+  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
+  GstClockTime rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts);
+  GstStructure *s = gst_structure_new ("gpudetect", "timestamp", G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64,
+                                       gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts), "running-time",
+                                       G_TYPE_UINT64, rt, "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf),
+                                       nullptr);
+  gst_structure_take_value (s, "objects", &objects);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* ------------------------------------------------------------------------ */
+/* FIFO                                                                      */
+
+// Waits for the entry's device work (if any) and reads its result.
+static gboolean complete (GstGpuDetect *self, Pending &p)
+{
+  GstGpuDetectPrivate *priv = self->priv;
+  if (p.ticket < 0 || p.have_result)
+    return TRUE;
+  std::string err = priv->detector->collect (p.ticket, &p.result);
+  p.ticket = -1;
+  if (!err.empty ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")), ("%s", err.c_str ()));
+    return FALSE;
+  }
+  p.have_result = true;
+  return TRUE;
+}
+
+// Turns a completed entry into the output buffer (metadata attached).
+static GstBuffer *finish (GstGpuDetect *self, Pending &p)
+{
+  GstBuffer *buf = p.buffer;
+  p.buffer = nullptr;
+  if (p.have_result) {
+    bool any = std::any_of (p.result.objects.begin (), p.result.objects.end (),
+                            [&] (const gpudetect::Detection &d) { return d.confidence >= p.threshold; });
+    if (any) {
+      buf = gst_buffer_make_writable (buf);
+      attach_results (self, buf, p);
+    }
+    post_message (self, buf, p);
+  }
+  return buf;
+}
+
+static void discard_all (GstGpuDetect *self)
+{
+  GstGpuDetectPrivate *priv = self->priv;
+  for (Pending &p : priv->fifo) {
+    if (p.ticket >= 0 && priv->detector)
+      priv->detector->discard (p.ticket);
+    gst_clear_buffer (&p.buffer);
+  }
+  priv->fifo.clear ();
+}
+
+// Pushes every held buffer downstream, in order (EOS, caps, serialized events).
+static GstFlowReturn drain (GstGpuDetect *self)
+{
+  GstGpuDetectPrivate *priv = self->priv;
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (!priv->fifo.empty ()) {
+    Pending p = std::move (priv->fifo.front ());
+    priv->fifo.pop_front ();
+    if (!complete (self, p)) {
+      gst_clear_buffer (&p.buffer);
+      ret = GST_FLOW_ERROR;
+      continue;
+    }
+    GstBuffer *out = finish (self, p);
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+    else
+      gst_buffer_unref (out);
+  }
+  return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* GstBaseTransform                                                          */
+
+static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  GstGpuDetectPrivate *priv = self->priv;
+  gpudetect::DetectorConfig cfg;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    const Settings &s = priv->settings;
+    cfg.model = s.model;
+    cfg.device = s.device;
+    cfg.scale_factor = s.scale_factor;
+    cfg.min_neighbors = s.min_neighbors;
+    cfg.min_size = {s.min_w, s.min_h};
+    cfg.max_size = {s.max_w, s.max_h};
+    cfg.slots = static_cast<int> (s.max_in_flight);
+    priv->search_changed = false;
+  }
+  std::string err;
+  gpudetect::CreateError kind = gpudetect::CreateError::None;
+  priv->detector = gpudetect::Detector::create (cfg, &err, &kind);
+  if (!priv->detector) {
+    switch (kind) {
+    case gpudetect::CreateError::Model:
+      if (gpudetect::resolve_model (cfg.model).empty ())
+        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, (_("Could not find detection model \"%s\"."), cfg.model.c_str ()),
+                           ("%s", err.c_str ()));
+      else
+        GST_ELEMENT_ERROR (self, RESOURCE, READ, (_("Could not load detection model \"%s\"."), cfg.model.c_str ()),
+                           ("%s", err.c_str ()));
+      break;
+    case gpudetect::CreateError::Device:
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, (_("No usable OpenCL device found.")), ("%s", err.c_str ()));
+      break;
+    case gpudetect::CreateError::Build:
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT, (_("Could not build the OpenCL detection kernels.")),
+                         ("%s", err.c_str ()));
+      break;
+    default:
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Could not set up object detection.")), ("%s", err.c_str ()));
+      break;
+    }
+    return FALSE;
+  }
+  priv->device_name = priv->detector->device ().describe ();
+  GST_INFO_OBJECT (self, "model %s on %s%s", priv->detector->model ().path.c_str (), priv->device_name.c_str (),
+                   priv->detector->built_from_cache () ? " (kernels from cache)" : "");
+  priv->frame_count = 0;
+  priv->last_count = G_MAXSIZE;
+  priv->processed = priv->skipped = 0;
+  {
+    std::lock_guard<std::mutex> g (priv->qos_lock);
+    priv->earliest_time = GST_CLOCK_TIME_NONE;
+  }
+  return TRUE;
+}
+
+static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  discard_all (self);
+  self->priv->detector.reset ();
+  self->priv->have_info = false;
+  return TRUE;
+}
+
+static gboolean gst_gpu_detect_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, incaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")),
+                       ("cannot parse caps %" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  switch (GST_VIDEO_INFO_FORMAT (&info)) {
+  case GST_VIDEO_FORMAT_GRAY8: case GST_VIDEO_FORMAT_NV12: case GST_VIDEO_FORMAT_I420:
+  case GST_VIDEO_FORMAT_RGBA: case GST_VIDEO_FORMAT_BGRA: case GST_VIDEO_FORMAT_RGBx: case GST_VIDEO_FORMAT_BGRx:
+    break;
+  default:
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")),
+                       ("format %s", gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info))));
+    return FALSE;
+  }
+  self->priv->info = info;
+  self->priv->have_info = true;
+  return TRUE;
+}
+
+static gpudetect::PixelFormat pixel_format (GstVideoFormat f)
+{
+  switch (f) {
+  case GST_VIDEO_FORMAT_RGBA: return gpudetect::PixelFormat::Rgba;
+  case GST_VIDEO_FORMAT_BGRA: return gpudetect::PixelFormat::Bgra;
+  case GST_VIDEO_FORMAT_RGBx: return gpudetect::PixelFormat::Rgbx;
+  case GST_VIDEO_FORMAT_BGRx: return gpudetect::PixelFormat::Bgrx;
+  default: return gpudetect::PixelFormat::Gray8; // GRAY8 and the Y plane of NV12 / I420
+  }
+}
+
+static bool is_late (GstGpuDetect *self, GstBuffer *buf)
+{
+  GstGpuDetectPrivate *priv = self->priv;
+  if (!gst_base_transform_is_qos_enabled (GST_BASE_TRANSFORM (self)))
+    return false;
+  GstClockTime ts = GST_BUFFER_PTS (buf);
+  if (!GST_CLOCK_TIME_IS_VALID (ts))
+    return false;
+  GstClockTime rt = gst_segment_to_running_time (&GST_BASE_TRANSFORM (self)->segment, GST_FORMAT_TIME, ts);
+  std::lock_guard<std::mutex> g (priv->qos_lock);
+  return GST_CLOCK_TIME_IS_VALID (priv->earliest_time) && GST_CLOCK_TIME_IS_VALID (rt) && rt < priv->earliest_time;
+}
+
+// Frames are held, not transformed: every input buffer goes into the FIFO,
+// with device work submitted when it is to be detected.
+static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  GstGpuDetectPrivate *priv = self->priv;
+  if (!priv->have_info || !priv->detector) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")), ("no caps before the first buffer"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  Settings s;
+  bool search_changed;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    s = priv->settings;
+    search_changed = priv->search_changed;
+    priv->search_changed = false;
+  }
+  if (search_changed) {
+    priv->detector->set_search (s.scale_factor, {s.min_w, s.min_h}, {s.max_w, s.max_h});
+    priv->detector->set_min_neighbors (s.min_neighbors);
+  }
+  Pending p;
+  p.buffer = buf;
+  p.threshold = s.threshold;
+  p.label = s.label.empty () ? priv->detector->model ().default_label : s.label;
+  const guint64 n = priv->frame_count++;
+  bool detect = n % std::max<guint> (s.interval, 1) == 0;
+  if (detect && is_late (self, buf)) {
+    detect = false;
+    priv->skipped++;
+    GstClockTime ts = GST_BUFFER_PTS (buf);
+    GstSegment *seg = &trans->segment;
+    GstMessage *m = gst_message_new_qos (GST_OBJECT (self), FALSE,
+                                         gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts),
+                                         gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts), ts,
+                                         GST_BUFFER_DURATION (buf));
+    gst_message_set_qos_stats (m, GST_FORMAT_BUFFERS, priv->processed, priv->skipped);
+    gst_element_post_message (GST_ELEMENT (self), m);
+  }
+  if (detect && priv->detector->free_slots () == 0 && s.skip_when_busy)
+    detect = false;
+  if (detect) {
+    // Free a slot by completing the oldest detected frames (they stay queued).
+    for (Pending &q : priv->fifo) {
+      if (priv->detector->free_slots () > 0)
+        break;
+      if (q.ticket >= 0 && !complete (self, q))
+        return GST_FLOW_ERROR;
+    }
+    GstVideoFrame frame;
+    if (!gst_video_frame_map (&frame, &priv->info, buf, GST_MAP_READ)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
+      gst_buffer_unref (buf);
+      return GST_FLOW_ERROR;
+    }
+    const int W = GST_VIDEO_FRAME_WIDTH (&frame), H = GST_VIDEO_FRAME_HEIGHT (&frame);
+    int rx = std::clamp (s.roi_x, 0, W), ry = std::clamp (s.roi_y, 0, H);
+    int rw = s.roi_w > 0 ? std::min (s.roi_w, W - rx) : W - rx;
+    int rh = s.roi_h > 0 ? std::min (s.roi_h, H - ry) : H - ry;
+    gpudetect::Frame f;
+    f.format = pixel_format (GST_VIDEO_FRAME_FORMAT (&frame));
+    const int bpp = f.format == gpudetect::PixelFormat::Gray8 ? 1 : 4;
+    f.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+    f.data = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)) + ry * f.stride + rx * bpp;
+    f.width = rw;
+    f.height = rh;
+    std::string err;
+    if (rw > 0 && rh > 0)
+      err = priv->detector->submit (f, &p.ticket);
+    gst_video_frame_unmap (&frame);
+    if (!err.empty ()) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")), ("%s", err.c_str ()));
+      gst_buffer_unref (buf);
+      return GST_FLOW_ERROR;
+    }
+    p.roi_x = rx;
+    p.roi_y = ry;
+    p.have_result = p.ticket < 0; // an empty search region detects nothing
+    priv->processed++;
+  }
+  priv->fifo.push_back (std::move (p));
+  return GST_FLOW_OK;
+}
+
+// Returns the oldest held buffer once its device work is done; blocks on it
+// only when max-in-flight buffers are held.
+static GstFlowReturn gst_gpu_detect_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  GstGpuDetectPrivate *priv = self->priv;
+  *outbuf = nullptr;
+  if (priv->fifo.empty ())
+    return GST_FLOW_OK;
+  guint max_in_flight;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    max_in_flight = priv->settings.max_in_flight;
+  }
+  Pending &front = priv->fifo.front ();
+  const bool done = front.ticket < 0 || priv->detector->ready (front.ticket);
+  if (!done && priv->fifo.size () < max_in_flight)
+    return GST_FLOW_OK;
+  if (!complete (self, front)) {
+    gst_clear_buffer (&front.buffer);
+    priv->fifo.pop_front ();
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = finish (self, front);
+  priv->fifo.pop_front ();
+  return GST_FLOW_OK;
+}
+
+static gboolean gst_gpu_detect_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  switch (GST_EVENT_TYPE (event)) {
+  case GST_EVENT_FLUSH_STOP:
+    discard_all (self);
+    {
+      std::lock_guard<std::mutex> g (self->priv->qos_lock);
+      self->priv->earliest_time = GST_CLOCK_TIME_NONE;
+    }
+    break;
+  case GST_EVENT_FLUSH_START:
+    break;
+  default:
+    // Held buffers go out before any serialized event (EOS, caps, segment...).
+    if (GST_EVENT_IS_SERIALIZED (event) && !self->priv->fifo.empty ())
+      drain (self);
+    break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean gst_gpu_detect_src_event (GstBaseTransform *trans, GstEvent *event)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS) {
+    GstQOSType type;
+    gdouble proportion;
+    GstClockTimeDiff diff;
+    GstClockTime ts;
+    gst_event_parse_qos (event, &type, &proportion, &diff, &ts);
+    std::lock_guard<std::mutex> g (self->priv->qos_lock);
+    if (type == GST_QOS_TYPE_UNDERFLOW || !GST_CLOCK_TIME_IS_VALID (ts))
+      self->priv->earliest_time = GST_CLOCK_TIME_NONE;
+    else if (diff > 0)
+      self->priv->earliest_time = ts + 2 * diff;
+    else
+      self->priv->earliest_time = ts + diff;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+}
+
+static gboolean gst_gpu_detect_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN) {
+    drain (self);
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+  }
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
+      return FALSE;
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency (query, &live, &min, &max);
+    // A frame waits for at most max-in-flight - 1 later frames before it leaves.
+    guint depth;
+    {
+      std::lock_guard<std::mutex> g (self->priv->lock);
+      depth = self->priv->settings.max_in_flight - 1;
+    }
+    GstClockTime frame = GST_SECOND / 30;
+    if (self->priv->have_info && GST_VIDEO_INFO_FPS_N (&self->priv->info) > 0)
+      frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&self->priv->info),
+                                         GST_VIDEO_INFO_FPS_N (&self->priv->info));
+    GstClockTime ours = depth * frame;
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+}
+
+/* ------------------------------------------------------------------------ */
+/* properties                                                                */
+
+static void gst_gpu_detect_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (object);
+  GstGpuDetectPrivate *priv = self->priv;
+  std::lock_guard<std::mutex> g (priv->lock);
+  Settings &s = priv->settings;
+  switch (prop_id) {
+  case PROP_MODEL: s.model = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
+  case PROP_DEVICE: s.device = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
+  case PROP_SCALE_FACTOR: s.scale_factor = g_value_get_double (value); priv->search_changed = true; break;
+  case PROP_MIN_NEIGHBORS: s.min_neighbors = g_value_get_int (value); priv->search_changed = true; break;
+  case PROP_MIN_SIZE_WIDTH: s.min_w = g_value_get_int (value); priv->search_changed = true; break;
+  case PROP_MIN_SIZE_HEIGHT: s.min_h = g_value_get_int (value); priv->search_changed = true; break;
+  case PROP_MAX_SIZE_WIDTH: s.max_w = g_value_get_int (value); priv->search_changed = true; break;
+  case PROP_MAX_SIZE_HEIGHT: s.max_h = g_value_get_int (value); priv->search_changed = true; break;
+  case PROP_THRESHOLD: s.threshold = g_value_get_double (value); break;
+  case PROP_LABEL: s.label = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
+  case PROP_INFERENCE_INTERVAL: s.interval = g_value_get_uint (value); break;
+  case PROP_MAX_IN_FLIGHT: s.max_in_flight = g_value_get_uint (value); break;
+  case PROP_SKIP_WHEN_BUSY: s.skip_when_busy = g_value_get_boolean (value); break;
+  case PROP_ROI_X: s.roi_x = g_value_get_int (value); break;
+  case PROP_ROI_Y: s.roi_y = g_value_get_int (value); break;
+  case PROP_ROI_WIDTH: s.roi_w = g_value_get_int (value); break;
+  case PROP_ROI_HEIGHT: s.roi_h = g_value_get_int (value); break;
+  case PROP_MESSAGE_MODE: s.message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+  }
+}
+
+static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (object);
+  GstGpuDetectPrivate *priv = self->priv;
+  std::lock_guard<std::mutex> g (priv->lock);
+  const Settings &s = priv->settings;
+  switch (prop_id) {
+  case PROP_MODEL: g_value_set_string (value, s.model.c_str ()); break;
+  case PROP_DEVICE: g_value_set_string (value, s.device.c_str ()); break;
+  case PROP_SCALE_FACTOR: g_value_set_double (value, s.scale_factor); break;
+  case PROP_MIN_NEIGHBORS: g_value_set_int (value, s.min_neighbors); break;
+  case PROP_MIN_SIZE_WIDTH: g_value_set_int (value, s.min_w); break;
+  case PROP_MIN_SIZE_HEIGHT: g_value_set_int (value, s.min_h); break;
+  case PROP_MAX_SIZE_WIDTH: g_value_set_int (value, s.max_w); break;
+  case PROP_MAX_SIZE_HEIGHT: g_value_set_int (value, s.max_h); break;
+  case PROP_THRESHOLD: g_value_set_double (value, s.threshold); break;
+  case PROP_LABEL: g_value_set_string (value, s.label.empty () ? nullptr : s.label.c_str ()); break;
+  case PROP_INFERENCE_INTERVAL: g_value_set_uint (value, s.interval); break;
+  case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, s.max_in_flight); break;
+  case PROP_SKIP_WHEN_BUSY: g_value_set_boolean (value, s.skip_when_busy); break;
+  case PROP_ROI_X: g_value_set_int (value, s.roi_x); break;
+  case PROP_ROI_Y: g_value_set_int (value, s.roi_y); break;
+  case PROP_ROI_WIDTH: g_value_set_int (value, s.roi_w); break;
+  case PROP_ROI_HEIGHT: g_value_set_int (value, s.roi_h); break;
+  case PROP_MESSAGE_MODE: g_value_set_enum (value, s.message_mode); break;
+  case PROP_DEVICE_NAME: g_value_set_string (value, priv->device_name.empty () ? nullptr : priv->device_name.c_str ()); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+  }
+}
+
+static void gst_gpu_detect_finalize (GObject *object)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (object);
+  discard_all (self);
+  delete self->priv;
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void gst_gpu_detect_init (GstGpuDetect *self)
+{
+  self->priv = new GstGpuDetectPrivate ();
+  gst_video_info_init (&self->priv->info);
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_gpu_detect_debug, "gpudetect", 0, "OpenCL object detection");
+
+  gobject_class->set_property = gst_gpu_detect_set_property;
+  gobject_class->get_property = gst_gpu_detect_get_property;
+  gobject_class->finalize = gst_gpu_detect_finalize;
+
+  const GParamFlags rw = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  const GParamFlags ready = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_READY);
+  const GParamFlags playing = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_PLAYING);
+
+  g_object_class_install_property (gobject_class, PROP_MODEL,
+      g_param_spec_string ("model", "Model",
+          "Cascade model: a path, a file name on the model search path, or a short name such as "
+          "lbp-frontalface-improved or haar-frontalface-default (search path: $GPUDETECT_MODEL_PATH, the "
+          "project's models, /usr/share/opencv4/{haar,lbp}cascades)", DEFAULT_MODEL, ready));
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device",
+          "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\"",
+          DEFAULT_DEVICE, ready));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name", "The OpenCL device in use (read-only, set once started)",
+          nullptr, static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_SCALE_FACTOR,
+      g_param_spec_double ("scale-factor", "Scale factor", "Pyramid scale step between detection window sizes",
+          1.01, 10.0, DEFAULT_SCALE_FACTOR, playing));
+  g_object_class_install_property (gobject_class, PROP_MIN_NEIGHBORS,
+      g_param_spec_int ("min-neighbors", "Minimum neighbors",
+          "Raw windows an object needs beyond one to be reported (0: report raw windows ungrouped)", 0, 1000,
+          DEFAULT_MIN_NEIGHBORS, playing));
+  g_object_class_install_property (gobject_class, PROP_MIN_SIZE_WIDTH,
+      g_param_spec_int ("min-size-width", "Minimum width", "Smallest object width in pixels (0: the model's window)",
+          0, G_MAXINT, 0, playing));
+  g_object_class_install_property (gobject_class, PROP_MIN_SIZE_HEIGHT,
+      g_param_spec_int ("min-size-height", "Minimum height",
+          "Smallest object height in pixels (0: the model's window)", 0, G_MAXINT, 0, playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_SIZE_WIDTH,
+      g_param_spec_int ("max-size-width", "Maximum width", "Largest object width in pixels (0: unbounded)", 0,
+          G_MAXINT, 0, playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_SIZE_HEIGHT,
+      g_param_spec_int ("max-size-height", "Maximum height", "Largest object height in pixels (0: unbounded)", 0,
+          G_MAXINT, 0, playing));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold",
+          "Minimum confidence of a reported object; confidence = n / (n + 4) for n merged windows", 0.0, 1.0,
+          DEFAULT_THRESHOLD, playing));
+  g_object_class_install_property (gobject_class, PROP_LABEL,
+      g_param_spec_string ("label", "Label", "Label of detected objects (default: derived from the model, e.g. face)",
+          nullptr, playing));
+  g_object_class_install_property (gobject_class, PROP_INFERENCE_INTERVAL,
+      g_param_spec_uint ("inference-interval", "Inference interval",
+          "Detect on every Nth frame; the others pass through without metadata", 1, G_MAXUINT,
+          DEFAULT_INFERENCE_INTERVAL, playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
+          "Frames held while their detection runs on the device (1: synchronous)", 1, 16, DEFAULT_MAX_IN_FLIGHT,
+          ready));
+  g_object_class_install_property (gobject_class, PROP_SKIP_WHEN_BUSY,
+      g_param_spec_boolean ("skip-when-busy", "Skip when busy",
+          "Pass frames through undetected when every device slot is busy instead of waiting (live sources)", FALSE,
+          playing));
+  g_object_class_install_property (gobject_class, PROP_ROI_X,
+      g_param_spec_int ("roi-x", "Search region x", "Left edge of the searched region", 0, G_MAXINT, 0, playing));
+  g_object_class_install_property (gobject_class, PROP_ROI_Y,
+      g_param_spec_int ("roi-y", "Search region y", "Top edge of the searched region", 0, G_MAXINT, 0, playing));
+  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
+      g_param_spec_int ("roi-width", "Search region width", "Width of the searched region (0: to the right edge)", 0,
+          G_MAXINT, 0, playing));
+  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
+      g_param_spec_int ("roi-height", "Search region height",
+          "Height of the searched region (0: to the bottom edge)", 0, G_MAXINT, 0, playing));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_MODE,
+      g_param_spec_enum ("message-mode", "Message mode",
+          "When to post the \"gpudetect\" element message with the detected objects",
+          GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE, playing));
+
+  gst_element_class_set_static_metadata (element_class, "OpenCL object detector", "Filter/Analyzer/Video",
+      "Detects objects with OpenCV Haar/LBP cascades on an OpenCL device and attaches region-of-interest metadata",
+      "gpudetect developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_detect_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_detect_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_gpu_detect_set_caps);
+  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_gpu_detect_submit_input_buffer);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_gpu_detect_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_detect_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_gpu_detect_src_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_detect_query);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_DETECT_MESSAGE_MODE, static_cast<GstPluginAPIFlags> (0));
+}

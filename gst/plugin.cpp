@@ -1,0 +1,16 @@
+#include "config.h"
+
+#include "gstgpudetect.h"
+#include "gstroioverlay.h"
+
+static gboolean plugin_init (GstPlugin *plugin)
+{
+  gboolean ok = FALSE;
+  ok |= GST_ELEMENT_REGISTER (gpudetect, plugin);
+  ok |= GST_ELEMENT_REGISTER (roioverlay, plugin);
+  return ok;
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, gpudetect,
+                   "Object detection on OpenCL devices (OpenCV cascades) and ROI overlay",
+                   plugin_init, VERSION, "LGPL", PACKAGE_NAME, "https://gpudetect.invalid/")
