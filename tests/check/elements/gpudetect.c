@@ -1,0 +1,352 @@
+/* gpudetect element tests (GstHarness): caps per format, detection metadata
+ * on a real image with a real cascade, ordering, EOS drain and flushes with
+ * frames in flight, inference-interval, resolution change, errors. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/gstvideometa.h>
+#include <gst/video/video.h>
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  int width, height;
+  guint8 *pixels;
+} Gray;
+
+static Gray face_image;
+
+static void load_pgm (const char *path, Gray *g)
+{
+  /* runs before the tests: plain assertions, not check's */
+  FILE *f = fopen (path, "rb");
+  g_assert_nonnull (f);
+  int maxval = 0;
+  g_assert_true (fscanf (f, "P5 %d %d %d", &g->width, &g->height, &maxval) == 3 && maxval == 255);
+  fgetc (f);
+  g->pixels = g_malloc ((gsize) g->width * g->height);
+  g_assert_true (fread (g->pixels, 1, (size_t) g->width * g->height, f) == (size_t) g->width * g->height);
+  fclose (f);
+}
+
+/* The grey test image as a buffer of `format` (grey in every channel, neutral chroma). */
+static GstBuffer *make_frame (const Gray *g, GstVideoFormat format, GstClockTime pts)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, format, g->width, g->height);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, format, g->width, g->height,
+      GST_VIDEO_INFO_N_PLANES (&info), info.offset, info.stride);
+  GstVideoFrame frame;
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (int y = 0; y < g->height; y++) {
+    const guint8 *src = g->pixels + (gsize) y * g->width;
+    guint8 *dst = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+    if (GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0) == 4) {
+      for (int x = 0; x < g->width; x++) {
+        dst[4 * x] = dst[4 * x + 1] = dst[4 * x + 2] = src[x];
+        dst[4 * x + 3] = 255;
+      }
+    } else {
+      memcpy (dst, src, g->width);
+    }
+  }
+  for (guint p = 1; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gint h = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p);
+    memset (d, 128, (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p) * h);
+  }
+  gst_video_frame_unmap (&frame);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+static GstHarness *new_harness (const char *props, GstVideoFormat format, int w, int h)
+{
+  gchar *desc = g_strdup_printf ("gpudetect %s", props);
+  GstHarness *hr = gst_harness_new_parse (desc);
+  g_free (desc);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1",
+      gst_video_format_to_string (format), w, h);
+  gst_harness_set_src_caps_str (hr, caps);
+  g_free (caps);
+  return hr;
+}
+
+static guint count_rois (GstBuffer *buf)
+{
+  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+}
+
+/* Asserts one "face" ROI at exactly (x, y, w, h) in a fw x fh frame, with
+ * its "detection" parameters. */
+static void assert_box (GstBuffer *buf, int x, int y, int w, int h, int fw, int fh)
+{
+  fail_unless_equals_int (count_rois (buf), 1);
+  GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (buf, 0);
+  fail_unless (roi != NULL);
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), "face");
+  fail_unless_equals_int (roi->x, x);
+  fail_unless_equals_int (roi->y, y);
+  fail_unless_equals_int (roi->w, w);
+  fail_unless_equals_int (roi->h, h);
+  GstStructure *s = gst_video_region_of_interest_meta_get_param (roi, "detection");
+  fail_unless (s != NULL);
+  gdouble x_min, y_min, x_max, y_max, conf;
+  gint label_id;
+  fail_unless (gst_structure_get (s, "x_min", G_TYPE_DOUBLE, &x_min, "y_min", G_TYPE_DOUBLE, &y_min, "x_max",
+      G_TYPE_DOUBLE, &x_max, "y_max", G_TYPE_DOUBLE, &y_max, "confidence", G_TYPE_DOUBLE, &conf, "label_id",
+      G_TYPE_INT, &label_id, NULL));
+  fail_unless (fabs (x_min - (double) x / fw) < 1e-9 && fabs (y_min - (double) y / fh) < 1e-9);
+  fail_unless (fabs (x_max - (double) (x + w) / fw) < 1e-9 && fabs (y_max - (double) (y + h) / fh) < 1e-9);
+  fail_unless (conf > 0.5 && conf < 1.0, "confidence %f", conf);
+  fail_unless_equals_int (label_id, 0);
+  fail_unless_equals_string (gst_structure_get_string (s, "label"), "face");
+}
+
+/* The face of the test image as OpenCV's CascadeClassifier finds it
+ * (lbp-frontalface-improved, scale 1.1, 3 neighbours, min 24): 88, 73, 90 x 90. */
+static void assert_face (GstBuffer *buf, int dx, int dy, int w, int h)
+{
+  assert_box (buf, 88 + dx, 73 + dy, 90, 90, w, h);
+}
+
+#define FACE_PROPS "model=lbp-frontalface-improved min-size-width=24 min-size-height=24"
+
+GST_START_TEST (test_formats)
+{
+  const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+      GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx};
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    GstHarness *h = new_harness (FACE_PROPS " max-in-flight=1", formats[i], face_image.width, face_image.height);
+    GstBuffer *in = make_frame (&face_image, formats[i], 0);
+    GstMapInfo before;
+    gst_buffer_map (in, &before, GST_MAP_READ);
+    guint8 *copy = g_memdup2 (before.data, before.size);
+    gsize size = before.size;
+    gst_buffer_unmap (in, &before);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    assert_face (out, 0, 0, face_image.width, face_image.height);
+    /* pixels untouched */
+    GstMapInfo after;
+    gst_buffer_map (out, &after, GST_MAP_READ);
+    fail_unless (after.size == size && memcmp (after.data, copy, size) == 0);
+    gst_buffer_unmap (out, &after);
+    g_free (copy);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_order_and_eos_drain)
+{
+  GstHarness *h = new_harness (FACE_PROPS " max-in-flight=3", GST_VIDEO_FORMAT_GRAY8, face_image.width,
+      face_image.height);
+  const int n = 12;
+  for (int i = 0; i < n; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, i * GST_MSECOND)),
+        GST_FLOW_OK);
+  /* frames are held while in flight: fewer than pushed came out so far */
+  fail_unless (gst_harness_buffers_in_queue (h) < (guint) n);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), n);
+  for (int i = 0; i < n; i++) {
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), i * GST_MSECOND);
+    assert_face (b, 0, 0, face_image.width, face_image.height);
+    gst_buffer_unref (b);
+  }
+  /* EOS comes after every buffer */
+  GstEvent *ev;
+  gboolean saw_eos = FALSE;
+  while ((ev = gst_harness_try_pull_event (h))) {
+    saw_eos |= GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+  }
+  fail_unless (saw_eos);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_flush_mid_flight)
+{
+  GstHarness *h = new_harness (FACE_PROPS " max-in-flight=4", GST_VIDEO_FORMAT_GRAY8, face_image.width,
+      face_image.height);
+  for (int i = 0; i < 6; i++)
+    gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, i * GST_MSECOND));
+  guint before = gst_harness_buffers_in_queue (h);
+  fail_unless (before < 6);
+  /* drop what came out before the flush */
+  for (guint i = 0; i < before; i++)
+    gst_buffer_unref (gst_harness_pull (h));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  /* frames held at the flush are discarded; later frames all come out, in order */
+  for (int i = 100; i < 110; i++)
+    gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, i * GST_MSECOND));
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 10);
+  for (int i = 100; i < 110; i++) {
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), i * GST_MSECOND);
+    assert_face (b, 0, 0, face_image.width, face_image.height);
+    gst_buffer_unref (b);
+  }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_inference_interval)
+{
+  GstHarness *h = new_harness (FACE_PROPS " inference-interval=3", GST_VIDEO_FORMAT_GRAY8, face_image.width,
+      face_image.height);
+  for (int i = 0; i < 9; i++)
+    gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, i * GST_MSECOND));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  for (int i = 0; i < 9; i++) {
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless_equals_int (count_rois (b), i % 3 == 0 ? 1 : 0);
+    gst_buffer_unref (b);
+  }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_roi_and_resolution_change)
+{
+  /* search only a region around the face: coordinates come back in frame pixels */
+  GstHarness *h = new_harness (FACE_PROPS " roi-x=40 roi-y=30 roi-width=180 roi-height=180",
+      GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+  gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0));
+  /* the frame is held (max-in-flight 2) until EOS drains it */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  GstBuffer *b = gst_harness_pull (h);
+  /* OpenCV on the same 180x180 crop finds (47, 46, 88, 88), i.e. (87, 76) in the frame */
+  assert_box (b, 87, 76, 88, 88, face_image.width, face_image.height);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+
+  /* mid-stream resolution change: a 200x200 crop whose face sits at (88-50, 73-40) */
+  Gray crop = {200, 200, g_malloc (200 * 200)};
+  for (int y = 0; y < 200; y++)
+    memcpy (crop.pixels + y * 200, face_image.pixels + (gsize) (y + 40) * face_image.width + 50, 200);
+  h = new_harness (FACE_PROPS, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+  gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0));
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=200,height=200,framerate=30/1");
+  gst_harness_push (h, make_frame (&crop, GST_VIDEO_FORMAT_GRAY8, GST_MSECOND));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  b = gst_harness_pull (h);
+  assert_face (b, 0, 0, face_image.width, face_image.height);
+  gst_buffer_unref (b);
+  b = gst_harness_pull (h);
+  /* OpenCV on this crop: (41, 38, 80, 80) */
+  assert_box (b, 41, 38, 80, 80, 200, 200);
+  gst_buffer_unref (b);
+  g_free (crop.pixels);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+static void expect_error (const char *props, GQuark domain, gint code)
+{
+  GstElement *pipe = gst_parse_launch (props, NULL);
+  fail_unless (pipe != NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "no error posted for '%s'", props);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (err->domain == domain && err->code == code, "'%s': %s (%s)", props, err->message, dbg);
+  fail_unless (strlen (err->message) > 0);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (m);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
+GST_START_TEST (test_errors)
+{
+  expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=no-such-model ! fakesink",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND);
+  gchar *bad = g_build_filename (g_get_tmp_dir (), "gpudetect-bad-model.xml", NULL);
+  g_file_set_contents (bad, "<opencv_storage><cascade><stageType>BOOST</stageType>", -1, NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=%s ! "
+      "fakesink", bad);
+  expect_error (desc, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ);
+  g_free (desc);
+  g_unlink (bad);
+  g_free (bad);
+  expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect device=no-such-device ! fakesink",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_messages_and_latency)
+{
+  GstHarness *h = new_harness (FACE_PROPS " message-mode=every-frame max-in-flight=3", GST_VIDEO_FORMAT_GRAY8,
+      face_image.width, face_image.height);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (m != NULL);
+  const GstStructure *s = gst_message_get_structure (m);
+  fail_unless (gst_structure_has_name (s, "gpudetect"));
+  const GValue *objs = gst_structure_get_value (s, "objects");
+  fail_unless_equals_int (gst_value_list_get_size (objs), 1);
+  const GstStructure *o = gst_value_get_structure (gst_value_list_get_value (objs, 0));
+  guint x, w;
+  fail_unless (gst_structure_get_uint (o, "x", &x) && gst_structure_get_uint (o, "width", &w));
+  fail_unless_equals_int (x, 88);
+  fail_unless_equals_int (w, 90);
+  fail_unless_equals_string (gst_structure_get_string (o, "label"), "face");
+  gst_message_unref (m);
+  gst_buffer_unref (gst_harness_pull (h));
+
+  /* latency: two frames of 30 fps held at most */
+  GstQuery *q = gst_query_new_latency ();
+  fail_unless (gst_pad_peer_query (h->sinkpad, q));
+  GstClockTime min, max;
+  gboolean live;
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless_equals_uint64 (min, 2 * gst_util_uint64_scale_int (GST_SECOND, 1, 30));
+  gst_query_unref (q);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+static Suite *gpudetect_suite (void)
+{
+  Suite *s = suite_create ("gpudetect");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  load_pgm (GPUDETECT_TEST_DATA "/grace_hopper_256x300.pgm", &face_image);
+  tcase_add_test (tc, test_formats);
+  tcase_add_test (tc, test_order_and_eos_drain);
+  tcase_add_test (tc, test_flush_mid_flight);
+  tcase_add_test (tc, test_inference_interval);
+  tcase_add_test (tc, test_roi_and_resolution_change);
+  tcase_add_test (tc, test_errors);
+  tcase_add_test (tc, test_messages_and_latency);
+  return s;
+}
+
+GST_CHECK_MAIN (gpudetect);
