@@ -80,6 +80,7 @@ struct Detector::Impl {
   size_t src_size = 0;
 
   std::vector<Slot> slots;
+  uint64_t host_syncs = 0;
 
   ~Impl () {
     if (dev.queue)
@@ -184,6 +185,7 @@ struct Detector::Impl {
     if (!geom_dirty && geom && w == frame_w && h == frame_h && bpp == frame_bpp)
       return {};
     // Every slot's work must be done before shared buffers are replaced.
+    host_syncs++;
     GPUDETECT_CL_TRY (clFinish (dev.queue.get ()));
     auto g = std::make_shared<PyramidGeometry> (plan_pyramid (
         w, h, model.window_width, model.window_height, cfg.scale_factor, cfg.min_size, cfg.max_size));
@@ -224,6 +226,7 @@ struct Detector::Impl {
     if (cl::Error e = buffer (m, size, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR))
       return e;
     cl_int st = CL_SUCCESS;
+    host_syncs++;
     *ptr = clEnqueueMapBuffer (dev.queue.get (), m->get (), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0,
                                nullptr, nullptr, &st);
     GPUDETECT_CL_TRY (st);
@@ -464,6 +467,7 @@ std::string Detector::collect (int ticket, FrameResult *out) {
     return "slot is not in use";
   s.busy = false;
   cl_event e = s.events[kRead].get ();
+  m.host_syncs++;
   cl_int st = clWaitForEvents (1, &e);
   cl_int exec = CL_COMPLETE;
   clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, nullptr);
@@ -526,5 +530,6 @@ const cl::DeviceInfo &Detector::device () const { return impl_->dev.info; }
 const CascadeModel &Detector::model () const { return impl_->model; }
 const PyramidGeometry *Detector::geometry () const { return impl_->geom.get (); }
 bool Detector::built_from_cache () const { return impl_->from_cache; }
+uint64_t Detector::host_syncs () const { return impl_->host_syncs; }
 
 } // namespace gpudetect

@@ -100,6 +100,8 @@ public:
   // The pyramid planned for the last submitted frame size.
   const PyramidGeometry *geometry () const;
   bool built_from_cache () const;
+  // Blocking waits on the device so far (one per collected frame in steady state).
+  uint64_t host_syncs () const;
 
   struct Impl;
 

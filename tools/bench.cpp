@@ -1,0 +1,281 @@
+// gpudetect-bench: per-stage device times (OpenCL profiling events), launches
+// and host syncs per frame, end-to-end latency and pipelined throughput, and
+// OpenCV's CascadeClassifier (CPU, all threads; and UMat/OpenCL) on the same
+// frames with the same parameters, in the same run.
+//
+//   gpudetect-bench --model NAME [--device SEL] [--frames 200] [--warmup 20]
+//                   [--scale-factor 1.1] [--min-neighbors 3] [--min-size 24]
+//                   [--no-opencv] [--opencv-frames N] [--json FILE] [--dump FILE] FRAME.pgm...
+//
+// Frames are binary PGM (P5) files; `gpudetect-make-frames` writes the standard
+// set.  Medians and p95 are over --frames frames after --warmup frames.
+#include "detector.h"
+
+#ifdef HAVE_OPENCV
+#include <opencv2/core/ocl.hpp>
+#include <opencv2/core/utility.hpp>
+#include <opencv2/objdetect.hpp>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace gpudetect;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Image {
+  std::string name;
+  int width = 0, height = 0;
+  std::vector<uint8_t> pixels;
+};
+
+bool read_pgm (const std::string &path, Image *img) {
+  std::ifstream f (path, std::ios::binary);
+  std::string magic;
+  int maxval = 0;
+  if (!(f >> magic >> img->width >> img->height >> maxval) || magic != "P5" || maxval != 255 || img->width <= 0 ||
+      img->height <= 0)
+    return false;
+  f.get ();
+  img->pixels.resize (static_cast<size_t> (img->width) * img->height);
+  f.read (reinterpret_cast<char *> (img->pixels.data ()), img->pixels.size ());
+  size_t s = path.find_last_of ('/');
+  img->name = s == std::string::npos ? path : path.substr (s + 1);
+  return static_cast<bool> (f);
+}
+
+struct Stats {
+  double median = 0, p95 = 0, mean = 0;
+};
+
+Stats stats (std::vector<double> v) {
+  Stats s;
+  if (v.empty ())
+    return s;
+  std::sort (v.begin (), v.end ());
+  s.median = v.size () % 2 ? v[v.size () / 2] : 0.5 * (v[v.size () / 2 - 1] + v[v.size () / 2]);
+  s.p95 = v[std::min (v.size () - 1, static_cast<size_t> (std::ceil (0.95 * v.size ())) - 1)];
+  for (double x : v)
+    s.mean += x;
+  s.mean /= v.size ();
+  return s;
+}
+
+double ms_since (Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli> (Clock::now () - t0).count ();
+}
+
+} // namespace
+
+int main (int argc, char **argv) {
+  DetectorConfig cfg;
+  cfg.min_size = {24, 24};
+  cfg.profile = true;
+  int frames = 200, warmup = 20, opencv_frames = -1;
+  bool use_opencv = true;
+  std::string json_path, dump_path;
+  std::vector<std::string> paths;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    auto next = [&] () -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf (stderr, "%s needs a value\n", a.c_str ());
+        std::exit (2);
+      }
+      return argv[++i];
+    };
+    if (a == "--model") cfg.model = next ();
+    else if (a == "--device") cfg.device = next ();
+    else if (a == "--frames") frames = std::max (1, std::atoi (next ().c_str ()));
+    else if (a == "--warmup") warmup = std::max (0, std::atoi (next ().c_str ()));
+    else if (a == "--scale-factor") cfg.scale_factor = std::atof (next ().c_str ());
+    else if (a == "--min-neighbors") cfg.min_neighbors = std::atoi (next ().c_str ());
+    else if (a == "--min-size") { int s = std::atoi (next ().c_str ()); cfg.min_size = {s, s}; }
+    else if (a == "--no-opencv") use_opencv = false;
+    else if (a == "--opencv-frames") opencv_frames = std::atoi (next ().c_str ());
+    else if (a == "--json") json_path = next ();
+    else if (a == "--dump") dump_path = next ();
+    else if (a == "-h" || a == "--help") {
+      std::printf ("usage: %s --model NAME [--device SEL] [--frames N] [--warmup N] [--scale-factor F]\n"
+                   "       [--min-neighbors N] [--min-size S] [--no-opencv] [--opencv-frames N] [--json FILE]\n"
+                   "       [--dump FILE] FRAME.pgm...\n", argv[0]);
+      return 0;
+    } else paths.push_back (a);
+  }
+  if (paths.empty ()) {
+    std::fprintf (stderr, "no frames given (binary PGM files)\n");
+    return 2;
+  }
+  if (opencv_frames < 0)
+    opencv_frames = frames;
+  std::string err;
+  auto t_create = Clock::now ();
+  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  if (!det) {
+    std::fprintf (stderr, "gpudetect: %s\n", err.c_str ());
+    return 2;
+  }
+  const double create_ms = ms_since (t_create);
+  std::printf ("device: %s\nmodel: %s (%s, %zu stages, window %dx%d)\nstart-up: %.1f ms (kernels %s)\n",
+               det->device ().describe ().c_str (), det->model ().path.c_str (),
+               det->model ().feature_type == CascadeModel::FeatureType::Haar ? "Haar" : "LBP",
+               det->model ().stages.size (), det->model ().window_width, det->model ().window_height, create_ms,
+               det->built_from_cache () ? "from cache" : "built");
+
+  std::FILE *json = json_path.empty () ? nullptr : std::fopen (json_path.c_str (), "w");
+  std::FILE *dump = dump_path.empty () ? nullptr : std::fopen (dump_path.c_str (), "w");
+  if (json)
+    std::fprintf (json, "{\"device\": \"%s\", \"model\": \"%s\", \"results\": [\n",
+                  det->device ().describe ().c_str (), det->model ().path.c_str ());
+
+  std::printf ("\n%-26s %9s %5s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s %4s %5s %9s %9s %9s\n", "frame", "size",
+               "objs", "upload", "pyramid", "tilted", "integr", "stage0", "compact", "rest", "readbk", "device",
+               "e2e_med", "e2e_p95", "lnch", "syncs", "pipelined", "ocv_cpu", "ocv_umat");
+  bool first_json = true;
+  for (const std::string &path : paths) {
+    Image img;
+    if (!read_pgm (path, &img)) {
+      std::fprintf (stderr, "cannot read %s (binary PGM expected)\n", path.c_str ());
+      return 2;
+    }
+    Frame f;
+    f.data = img.pixels.data ();
+    f.width = img.width;
+    f.height = img.height;
+    f.stride = img.width;
+
+    // Latency: one frame at a time, submit to grouped result.
+    std::vector<double> e2e, dev_total, up, pyr, tilt, integ, first, compact, rest, rd;
+    FrameResult res;
+    int launches = 0;
+    uint64_t syncs0 = 0;
+    for (int i = 0; i < warmup + frames; i++) {
+      if (i == warmup)
+        syncs0 = det->host_syncs ();
+      auto t0 = Clock::now ();
+      if (std::string e = det->detect (f, &res); !e.empty ()) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+        return 2;
+      }
+      double ms = ms_since (t0);
+      if (i < warmup)
+        continue;
+      e2e.push_back (ms);
+      const StageTimes &t = res.times;
+      dev_total.push_back (t.total_device / 1000), up.push_back (t.upload / 1000), pyr.push_back (t.pyramid / 1000);
+      tilt.push_back (t.tilted / 1000), integ.push_back (t.integral / 1000), first.push_back (t.first / 1000);
+      compact.push_back (t.compact / 1000), rest.push_back (t.rest / 1000), rd.push_back (t.readback / 1000);
+      launches = t.launches;
+    }
+    const double syncs = static_cast<double> (det->host_syncs () - syncs0) / frames;
+    if (dump) {
+      std::fprintf (dump, "%s objects", img.name.c_str ());
+      for (const Detection &d : res.objects)
+        std::fprintf (dump, " %d,%d,%d,%d", d.rect.x, d.rect.y, d.rect.width, d.rect.height);
+      std::fprintf (dump, "\n%s raw", img.name.c_str ());
+      for (const RawHit &h : res.hits)
+        std::fprintf (dump, " %d:%d:%d", h.level, h.x, h.y);
+      std::fprintf (dump, "\n");
+    }
+
+    // Throughput: every slot in flight, as the element runs.
+    const int slots = det->slots ();
+    std::vector<int> tickets;
+    auto tp0 = Clock::now ();
+    for (int i = 0; i < frames; i++) {
+      if (static_cast<int> (tickets.size ()) == slots) {
+        det->collect (tickets.front (), &res);
+        tickets.erase (tickets.begin ());
+      }
+      int t = -1;
+      if (std::string e = det->submit (f, &t); !e.empty ()) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+        return 2;
+      }
+      tickets.push_back (t);
+    }
+    for (int t : tickets)
+      det->collect (t, &res);
+    const double pipelined = ms_since (tp0) / frames;
+
+    double ocv_cpu = 0, ocv_umat = 0;
+    size_t ocv_objs = 0;
+#ifdef HAVE_OPENCV
+    if (use_opencv && opencv_frames > 0) {
+      cv::CascadeClassifier cc;
+      if (!cc.load (det->model ().path)) {
+        std::fprintf (stderr, "OpenCV cannot load %s\n", det->model ().path.c_str ());
+        return 2;
+      }
+      cv::Mat m (img.height, img.width, CV_8U, img.pixels.data ());
+      std::vector<cv::Rect> out;
+      const cv::Size mins (cfg.min_size.width, cfg.min_size.height);
+      std::vector<double> t;
+      cv::ocl::setUseOpenCL (false);
+      for (int i = 0; i < std::min (3, warmup) + opencv_frames; i++) {
+        auto t0 = Clock::now ();
+        cc.detectMultiScale (m, out, cfg.scale_factor, cfg.min_neighbors, 0, mins);
+        if (i >= std::min (3, warmup))
+          t.push_back (ms_since (t0));
+      }
+      ocv_cpu = stats (t).median;
+      ocv_objs = out.size ();
+      if (cv::ocl::haveOpenCL ()) {
+        cv::ocl::setUseOpenCL (true);
+        cv::UMat u = m.getUMat (cv::ACCESS_READ);
+        t.clear ();
+        for (int i = 0; i < std::min (3, warmup) + opencv_frames; i++) {
+          auto t0 = Clock::now ();
+          cc.detectMultiScale (u, out, cfg.scale_factor, cfg.min_neighbors, 0, mins);
+          if (i >= std::min (3, warmup))
+            t.push_back (ms_since (t0));
+        }
+        ocv_umat = stats (t).median;
+        cv::ocl::setUseOpenCL (false);
+      }
+    }
+#endif
+    Stats se = stats (e2e);
+    char size[32];
+    std::snprintf (size, sizeof size, "%dx%d", img.width, img.height);
+    std::printf ("%-26s %9s %5zu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %8.3f %8.3f %4d %5.2f %9.3f "
+                 "%9.3f %9.3f\n",
+                 img.name.c_str (), size, res.objects.size (), stats (up).median, stats (pyr).median,
+                 stats (tilt).median, stats (integ).median, stats (first).median, stats (compact).median,
+                 stats (rest).median, stats (rd).median, stats (dev_total).median, se.median, se.p95, launches, syncs,
+                 pipelined, ocv_cpu, ocv_umat);
+    if (json) {
+      std::fprintf (json,
+                    "%s  {\"frame\": \"%s\", \"width\": %d, \"height\": %d, \"objects\": %zu, \"opencv_objects\": %zu, "
+                    "\"frames\": %d, \"upload_ms\": %.4f, \"pyramid_ms\": %.4f, \"tilted_ms\": %.4f, "
+                    "\"integral_ms\": %.4f, \"stage0_ms\": %.4f, \"compact_ms\": %.4f, \"rest_ms\": %.4f, "
+                    "\"readback_ms\": %.4f, \"device_ms\": %.4f, \"e2e_median_ms\": %.4f, \"e2e_p95_ms\": %.4f, "
+                    "\"launches\": %d, \"host_syncs\": %.2f, \"pipelined_ms\": %.4f, \"opencv_cpu_ms\": %.4f, "
+                    "\"opencv_umat_ms\": %.4f}",
+                    first_json ? "" : ",\n", img.name.c_str (), img.width, img.height, res.objects.size (), ocv_objs,
+                    frames, stats (up).median, stats (pyr).median, stats (tilt).median, stats (integ).median,
+                    stats (first).median, stats (compact).median, stats (rest).median, stats (rd).median,
+                    stats (dev_total).median, se.median, se.p95, launches, syncs, pipelined, ocv_cpu, ocv_umat);
+      first_json = false;
+    }
+  }
+  std::printf ("\nms; stage columns: median device time of each command (OpenCL profiling events); device: first "
+               "command start to last end;\ne2e: submit to grouped result, one frame at a time; pipelined: per frame "
+               "with %d frames in flight; ocv_*: OpenCV CascadeClassifier median, same parameters.\n",
+               det->slots ());
+  if (json) {
+    std::fprintf (json, "\n]}\n");
+    std::fclose (json);
+  }
+  if (dump)
+    std::fclose (dump);
+  return 0;
+}
