@@ -106,6 +106,130 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   }
 }
 
+/* CPU schedule of the same step: one work-item per resampled row, the
+ * prefix sums run sequentially along it. */
+__kernel void
+pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
+                  __global const int8 *levels, __global const int *xtab, __global const int *ytab,
+                  __global const int *xfirst, __global const int *yfirst, __global const int *row_map,
+                  int nrows, __global uint *sum, __global uint *sqsum, int stride, __global uint *counters,
+                  __global uint *hits)
+{
+  const int g = get_global_id (0);
+  if (g == 0) {
+    counters[0] = 0;
+    counters[1] = 0;
+    hits[0] = 0;
+  }
+  if (g >= nrows)
+    return;
+  const int m = row_map[g];
+  const int li = m & 1023, y = m >> 10;
+  const int8 L = levels[li];
+  const int w = L.s2;
+  const int ye = ytab[yfirst[li] + y];
+  const int sy = ye >> 9;
+  const uint cy1 = ye & 511, cy0 = 256u - cy1;
+  const size_t base = (size_t) (L.s1 + y + 1) * stride + L.s0;
+  if (y == 0) {
+    const size_t top = (size_t) L.s1 * stride + L.s0;
+    for (int x = 0; x <= w; x++) {
+      sum[top + x] = 0;
+#ifdef HAVE_SQSUM
+      sqsum[top + x] = 0;
+#endif
+    }
+  }
+  sum[base] = 0;
+#ifdef HAVE_SQSUM
+  sqsum[base] = 0;
+#endif
+  __global const int *xt = xtab + xfirst[li];
+  uint as = 0, aq = 0;
+  for (int x = 0; x < w; x++) {
+    const int xe = xt[x];
+    const int sx = xe >> 9;
+    const uint cx1 = xe & 511, cx0 = 256u - cx1;
+    uint h0 = src_luma (src, src_stride, src_bpp, rgb, sx, sy) * cx0;
+    if (cx1)
+      h0 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy) * cx1;
+    uint h1 = 0;
+    if (cy1) {
+      h1 = src_luma (src, src_stride, src_bpp, rgb, sx, sy + 1) * cx0;
+      if (cx1)
+        h1 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy + 1) * cx1;
+    }
+    const uint p = (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+    as += p;
+    aq += p * p;
+    sum[base + x + 1] = as;
+#ifdef HAVE_SQSUM
+    sqsum[base + x + 1] = aq;
+#endif
+  }
+}
+
+/* GPU schedule of the column pass: one work-group per block of 32 integral
+ * columns of a level (colblock_map: level | block << 10); 8 lanes of each
+ * column take 4 rows each per step, a local scan joins them. */
+#define CB 32
+#define CL 8
+#define CR 4
+__kernel __attribute__ ((reqd_work_group_size (CB * CL, 1, 1))) void
+integral_cols_blocked (__global const int8 *levels, __global const int *colblock_map, __global uint *sum,
+                       __global uint *sqsum, int stride)
+{
+  __local uint ps[CL][CB];
+  __local uint pq[CL][CB];
+  const int lid = get_local_id (0);
+  const int m = colblock_map[get_group_id (0)];
+  const int8 L = levels[m & 1023];
+  const int lx = lid % CB, lane = lid / CB;
+  const int x = (m >> 10) * CB + lx;
+  const int valid = x <= L.s2;
+  const size_t col = (size_t) L.s1 * stride + L.s0 + x;
+  const int H = L.s3;
+  uint carry_s = 0, carry_q = 0;
+  for (int y0 = 1; y0 <= H; y0 += CL * CR) {
+    uint ts[CR], tq[CR];
+    uint as = 0, aq = 0;
+    for (int k = 0; k < CR; k++) {
+      const int y = y0 + lane * CR + k;
+      const int in = valid && y <= H;
+      as += in ? sum[col + (size_t) y * stride] : 0u;
+      ts[k] = as;
+#ifdef HAVE_SQSUM
+      aq += in ? sqsum[col + (size_t) y * stride] : 0u;
+      tq[k] = aq;
+#endif
+    }
+    ps[lane][lx] = as;
+    pq[lane][lx] = aq;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    uint bs = 0, bq = 0, tots = 0, totq = 0;
+    for (int j = 0; j < CL; j++) {
+      if (j < lane) {
+        bs += ps[j][lx];
+        bq += pq[j][lx];
+      }
+      tots += ps[j][lx];
+      totq += pq[j][lx];
+    }
+    for (int k = 0; k < CR; k++) {
+      const int y = y0 + lane * CR + k;
+      if (valid && y <= H) {
+        sum[col + (size_t) y * stride] = carry_s + bs + ts[k];
+#ifdef HAVE_SQSUM
+        sqsum[col + (size_t) y * stride] = carry_q + bq + tq[k];
+#endif
+      }
+    }
+    carry_s += tots;
+    carry_q += totq;
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+
 /* One work-item per integral column of every level: running sums down the
  * column turn row-prefix sums into the integral image.  Arithmetic wraps
  * modulo 2^32 like OpenCV's CV_32S integrals; window sums stay exact. */

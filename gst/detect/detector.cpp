@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 namespace gpudetect {
@@ -28,7 +29,7 @@ struct DevHaarFeature {
   cl_float w[4];
 };
 
-enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kCompact, kRest, kRead, kCmdCount };
+enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kRead, kCmdCount };
 
 struct Slot {
   cl::Mem staging;          // pinned, mapped for the life of the slot
@@ -65,7 +66,9 @@ struct Detector::Impl {
   cl::Program program;
   bool from_cache = false;
   size_t rows_wg = 256;
-  cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_compact, k_rest;
+  bool gpu_schedule = true; // many lanes: tiles; else one work-item per row (CPU)
+  bool use_tiles = false;
+  cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_tiles, k_rows_cascade;
 
   // model buffers
   cl::Mem stages, trees, nodes, leaves, features, subsets;
@@ -74,9 +77,9 @@ struct Detector::Impl {
   std::shared_ptr<const PyramidGeometry> geom;
   int frame_w = 0, frame_h = 0, frame_bpp = 0;
   bool geom_dirty = true;
-  cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, col_map, diag_map;
-  cl::Mem sum, sqsum, tilted, codes, list, counters, hits;
-  int ndiag = 0;
+  cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, col_map, diag_map, colblock_map, tile_map, wrow_map;
+  cl::Mem sum, sqsum, tilted, codes, counters, hits;
+  int ndiag = 0, ncolblocks = 0, ntiles = 0, nwrows = 0;
   size_t src_size = 0;
 
   std::vector<Slot> slots;
@@ -116,6 +119,13 @@ struct Detector::Impl {
 
   cl::Error build () {
     const bool haar = model.feature_type == CascadeModel::FeatureType::Haar;
+    const char *sched = std::getenv ("GPUDETECT_SCHEDULE");
+    if (sched && std::string (sched) == "gpu")
+      gpu_schedule = true;
+    else if (sched && std::string (sched) == "cpu")
+      gpu_schedule = false;
+    else
+      gpu_schedule = (dev.info.type & CL_DEVICE_TYPE_GPU) || (dev.info.type & CL_DEVICE_TYPE_ACCELERATOR);
     rows_wg = std::min<size_t> (256, dev.info.max_work_group);
     size_t p2 = 1;
     while (p2 * 2 <= rows_wg)
@@ -129,14 +139,32 @@ struct Detector::Impl {
       opts += " -D HAVE_FP64";
     if (model.has_tilted)
       opts += " -D HAVE_TILTED";
-    std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_source;
-    uint64_t hash = cl::fnv1a (&kernels::cascade_hash, sizeof kernels::cascade_hash, kernels::pyramid_hash);
+    // The tile of cascade_tiles: 16x16 windows at step 2, in local memory.
+    const int tw = 15 * 2 + model.window_width + 1, th = 15 * 2 + model.window_height + 1;
+    const size_t tile_bytes = static_cast<size_t> (tw) * th * 4 * (model.has_tilted ? 2 : 1) + 256 * 6 + 16;
+    const char *tiles_env = std::getenv ("GPUDETECT_TILES");
+    use_tiles = gpu_schedule && !(tiles_env && std::string (tiles_env) == "0") && rows_wg >= 256 && tile_bytes <= std::min<cl_ulong> (dev.info.local_mem, 48 * 1024);
+    if (use_tiles)
+      opts += " -D TILE_W=" + std::to_string (tw) + " -D TILE_H=" + std::to_string (th);
+    std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_types_source +
+                         "\n#define SPACE __global\n#define SFX g\n" + kernels::cascade_eval_source +
+                         "\n#define SPACE __local\n#define SFX l\n" + kernels::cascade_eval_source + "\n" +
+                         kernels::cascade_source;
+    uint64_t hash = kernels::pyramid_hash;
+    for (uint64_t h : {kernels::cascade_types_hash, kernels::cascade_eval_hash, kernels::cascade_hash})
+      hash = cl::fnv1a (&h, sizeof h, hash);
     if (cl::Error e = cl::build_program (dev, source, hash, opts, &program, &from_cache))
       return e;
-    const std::pair<cl::Kernel *, const char *> ks[] = {
-        {&k_rows, "pyramid_rows"},     {&k_cols, "integral_cols"},      {&k_tilt_a, "tilted_anti"},
-        {&k_tilt_b, "tilted_diag"},    {&k_first, "cascade_first"},     {&k_compact, "cascade_compact"},
-        {&k_rest, "cascade_rest"}};
+    std::vector<std::pair<cl::Kernel *, const char *>> ks = {
+        {&k_rows, gpu_schedule ? "pyramid_rows" : "pyramid_rows_seq"},
+        {&k_cols, gpu_schedule ? "integral_cols_blocked" : "integral_cols"},
+        {&k_tilt_a, "tilted_anti"}, {&k_tilt_b, "tilted_diag"}};
+    if (use_tiles) {
+      ks.push_back ({&k_first, "cascade_first"});
+      ks.push_back ({&k_tiles, "cascade_tiles"});
+    } else {
+      ks.push_back ({&k_rows_cascade, "cascade_rows"});
+    }
     for (const auto &[k, name] : ks)
       if (cl::Error e = cl::create_kernel (program, name, k))
         return e;
@@ -197,6 +225,21 @@ struct Detector::Impl {
       for (int k = 0; k <= g->levels[li].width + g->levels[li].height; k++)
         diag.push_back (static_cast<int32_t> (li) | (k << 10));
     ndiag = model.has_tilted ? static_cast<int> (diag.size ()) : 0;
+    std::vector<int32_t> colblocks, tiles, wrows;
+    for (size_t li = 0; li < g->levels.size (); li++) {
+      const PyramidLevel &l = g->levels[li];
+      const int32_t lv = static_cast<int32_t> (li);
+      for (int b = 0; b * 32 <= l.width; b++)
+        colblocks.push_back (lv | (b << 10));
+      for (int ty = 0; ty * 16 < l.ny; ty++)
+        for (int tx = 0; tx * 16 < l.nx; tx++)
+          tiles.push_back (lv | (tx << 10) | (ty << 21));
+      for (int iy = 0; iy < l.ny; iy++)
+        wrows.push_back (lv | (iy << 10));
+    }
+    ncolblocks = static_cast<int> (colblocks.size ());
+    ntiles = static_cast<int> (tiles.size ());
+    nwrows = static_cast<int> (wrows.size ());
     src_size = static_cast<size_t> (w) * h * bpp;
     const size_t plane = static_cast<size_t> (std::max (g->rows, 1)) * std::max (g->stride, 1) * sizeof (cl_uint);
     const bool haar = model.feature_type == CascadeModel::FeatureType::Haar;
@@ -209,11 +252,13 @@ struct Detector::Impl {
     if (cl::Error e = upload_vec (&row_map, g->row_map)) return e;
     if (cl::Error e = upload_vec (&col_map, g->col_map)) return e;
     if (cl::Error e = upload_vec (&diag_map, model.has_tilted ? diag : std::vector<int32_t> ())) return e;
+    if (cl::Error e = upload_vec (&colblock_map, colblocks)) return e;
+    if (cl::Error e = upload_vec (&tile_map, tiles)) return e;
+    if (cl::Error e = upload_vec (&wrow_map, wrows)) return e;
     if (cl::Error e = buffer (&sum, plane)) return e;
     if (cl::Error e = buffer (&sqsum, haar ? plane : 16)) return e;
     if (cl::Error e = buffer (&tilted, model.has_tilted ? plane : 16)) return e;
-    if (cl::Error e = buffer (&codes, g->total_windows)) return e;
-    if (cl::Error e = buffer (&list, static_cast<size_t> (g->total_windows) * sizeof (cl_uint))) return e;
+    if (cl::Error e = buffer (&codes, use_tiles ? g->total_windows : 16)) return e;
     if (cl::Error e = buffer (&counters, 4 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
     geom = std::move (g);
@@ -277,10 +322,18 @@ struct Detector::Impl {
       const cl_int nstages = static_cast<cl_int> (model.stages.size ());
       const cl_int4 rgb = rgb_offsets (f.format);
       const cl::Mem &tilt = model.has_tilted ? tilted : sum;
-      GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
-                                      yfirst, row_map, sum, sqsum, stride, counters, hits));
-      if (cl::Error e = launch (k_rows.get (), g.total_rows * rows_wg, rows_wg, s, kRows))
-        return e;
+      const cl_int nrows = g.total_rows;
+      if (gpu_schedule) {
+        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
+                                        yfirst, row_map, sum, sqsum, stride, counters, hits));
+        if (cl::Error e = launch (k_rows.get (), g.total_rows * rows_wg, rows_wg, s, kRows))
+          return e;
+      } else {
+        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
+                                        yfirst, row_map, nrows, sum, sqsum, stride, counters, hits));
+        if (cl::Error e = launch (k_rows.get (), round_up (nrows, 16), 16, s, kRows))
+          return e;
+      }
       if (model.has_tilted) {
         for (auto [k, c] : {std::pair (k_tilt_a.get (), kTiltA), std::pair (k_tilt_b.get (), kTiltB)}) {
           GPUDETECT_CL_TRY (cl::set_args (k, levels, diag_map, ndiag, sum, tilted, stride));
@@ -288,24 +341,31 @@ struct Detector::Impl {
             return e;
         }
       }
-      GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, col_map, ncols, sum, sqsum, stride));
-      if (cl::Error e = launch (k_cols.get (), round_up (ncols, 64), 64, s, kCols))
-        return e;
-      if (nwin > 0) {
+      if (gpu_schedule) {
+        GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, sum, sqsum, stride));
+        if (cl::Error e = launch (k_cols.get (), static_cast<size_t> (ncolblocks) * 256, 256, s, kCols))
+          return e;
+      } else {
+        GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, col_map, ncols, sum, sqsum, stride));
+        if (cl::Error e = launch (k_cols.get (), round_up (ncols, 64), 64, s, kCols))
+          return e;
+      }
+      if (nwin > 0 && use_tiles) {
         GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, nlevels, nwin, sum, sqsum, tilt, stride, stages,
                                         nstages, trees, nodes, leaves, features, subsets, codes));
         if (cl::Error e = launch (k_first.get (), round_up (nwin, 128), 128, s, kFirst))
           return e;
-        GPUDETECT_CL_TRY (cl::set_args (k_compact.get (), levels, nlevels, nwin, codes, list, counters));
-        if (cl::Error e = launch (k_compact.get (), round_up (nwin, 128), 128, s, kCompact))
-          return e;
-        GPUDETECT_CL_TRY (cl::set_args (k_rest.get (), levels, nlevels, sum, sqsum, tilt, stride, stages, nstages,
-                                        trees, nodes, leaves, features, subsets, list, counters, hits,
+        GPUDETECT_CL_TRY (cl::set_args (k_tiles.get (), levels, tile_map, sum, sqsum, tilt, stride, stages, nstages,
+                                        trees, nodes, leaves, features, subsets, codes, hits,
                                         static_cast<cl_uint> (cap)));
-        size_t persistent = std::min<size_t> (round_up (nwin, 128),
-                                              static_cast<size_t> (std::max<cl_uint> (dev.info.compute_units, 1)) *
-                                                  ((dev.info.type & CL_DEVICE_TYPE_GPU) ? 2048 : 256));
-        if (cl::Error e = launch (k_rest.get (), round_up (persistent, 128), 128, s, kRest))
+        if (cl::Error e = launch (k_tiles.get (), static_cast<size_t> (ntiles) * 256, 256, s, kRest))
+          return e;
+      } else if (nwin > 0) {
+        const cl_int nw = nwrows;
+        GPUDETECT_CL_TRY (cl::set_args (k_rows_cascade.get (), levels, wrow_map, nw, sum, sqsum, tilt, stride, stages,
+                                        nstages, trees, nodes, leaves, features, subsets, hits,
+                                        static_cast<cl_uint> (cap)));
+        if (cl::Error e = launch (k_rows_cascade.get (), round_up (nw, 8), 8, s, kFirst))
           return e;
       }
     } else {
@@ -343,12 +403,11 @@ struct Detector::Impl {
     t->integral = event_us (s.events[kCols], &first, &last);
     t->tilted = event_us (s.events[kTiltA], &first, &last) + event_us (s.events[kTiltB], &first, &last);
     t->first = event_us (s.events[kFirst], &first, &last);
-    t->compact = event_us (s.events[kCompact], &first, &last);
     t->rest = event_us (s.events[kRest], &first, &last);
     t->readback = event_us (s.events[kRead], &first, &last);
     t->total_device = last > first ? (last - first) / 1000.0 : 0;
     t->launches = 0;
-    for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kCompact, kRest})
+    for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kRest})
       t->launches += s.events[c] ? 1 : 0;
   }
 

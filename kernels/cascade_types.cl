@@ -1,0 +1,41 @@
+/* Shared declarations of the cascade kernels (see cascade.cl).
+ * Build options: -D FEATURE_HAAR | -D FEATURE_LBP, -D MAX_NODES=<max nodes per
+ * tree> (1: stumps), -D WIN_W, -D WIN_H, [-D HAVE_FP64], [-D HAVE_TILTED],
+ * [-D TILE_W, -D TILE_H: integral tile of cascade_tiles, in elements]. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#ifdef HAVE_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double acc_t;
+#else
+typedef float acc_t;
+#endif
+
+#ifndef MAX_NODES
+#define MAX_NODES 1
+#endif
+
+#define RECT_SUM(p, a, b, c, d) ((int) ((p)[a] - (p)[b] - (p)[c] + (p)[d]))
+
+typedef struct {
+  int first_tree, ntrees;
+  float threshold, pad;
+} stage_t;
+
+typedef struct {
+  int first_node, node_count, first_leaf, pad;
+} tree_t;
+
+typedef struct {
+  int left, right, feature;
+  float threshold;
+} node_t;
+
+#ifdef FEATURE_HAAR
+typedef struct {
+  int4 r[3]; /* x, y, w, h */
+  float4 w;  /* weights of the three rectangles; w.w = 1 for tilted */
+} feature_t;
+#else
+typedef int4 feature_t; /* x, y, w, h of one LBP block */
+#endif
