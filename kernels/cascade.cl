@@ -97,10 +97,13 @@ cascade_first (__global const int8 *levels, int nlevels, int nwindows, __global 
 #if defined(TILE_W) && defined(TILE_H)
 #define TILE 16
 /* tile_map: level | tx << 10 | ty << 21, one entry per work-group. */
+/* Stages [1, deep_from) run here; windows surviving them are hits when
+ * deep_from == nstages, else they go to `deep` for cascade_deep. */
 __kernel __attribute__ ((reqd_work_group_size (TILE * TILE, 1, 1))) void
 cascade_tiles (__global const int8 *levels, __global const int *tile_map, __global const uint *sum,
                __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
-               __global const uchar *codes, __global uint *hits, uint hit_capacity)
+               __global const uchar *codes, int deep_from, __global uint *deep, __global uint *counters,
+               __global uint *hits, uint hit_capacity)
 {
   __local uint tsum[TILE_W * TILE_H];
 #ifdef HAVE_TILTED
@@ -160,7 +163,7 @@ cascade_tiles (__global const int8 *levels, __global const int *tile_map, __glob
   barrier (CLK_LOCAL_MEM_FENCE);
 
   int cur = 0;
-  for (int si = 1; si < nstages && n > 0; si++) {
+  for (int si = 1; si < deep_from && n > 0; si++) {
     if (lid == 0)
       count[cur ^ 1] = 0;
     barrier (CLK_LOCAL_MEM_FENCE);
@@ -176,12 +179,66 @@ cascade_tiles (__global const int8 *levels, __global const int *tile_map, __glob
   }
   if (lid < n) {
     const int w = list[cur][lid];
-    const uint slot = atomic_inc (&hits[0]);
-    if (slot < hit_capacity)
-      hits[1 + slot] = L.s7 + (ty * TILE + w / TILE) * L.s4 + tx * TILE + w % TILE;
+    const uint gid = L.s7 + (ty * TILE + w / TILE) * L.s4 + tx * TILE + w % TILE;
+    if (deep_from < nstages) {
+      deep[atomic_inc (&counters[0])] = gid;
+    } else {
+      const uint slot = atomic_inc (&hits[0]);
+      if (slot < hit_capacity)
+        hits[1 + slot] = gid;
+    }
   }
 }
 #endif
+
+#ifndef DEEP_WG
+#define DEEP_WG 64
+#endif
+/* The long stages, for the few windows that reach them: one work-group per
+ * window (grid-stride over the list), its lanes share each stage's trees and
+ * a local reduction sums them.  With fp64 the sum of float leaves is exact in
+ * any order, so the answer is OpenCV's sequential one. */
+__kernel __attribute__ ((reqd_work_group_size (DEEP_WG, 1, 1))) void
+cascade_deep (__global const int8 *levels, int nlevels, __global const uint *sum, __global const uint *sqsum,
+              __global const uint *tilted, int stride, MODEL_ARGS, int deep_from, __global const uint *deep,
+              __global const uint *counters, __global uint *hits, uint hit_capacity)
+{
+  __local acc_t part[DEEP_WG];
+  const int lid = get_local_id (0);
+  const uint n = counters[0];
+  for (uint c = get_group_id (0); c < n; c += get_num_groups (0)) {
+    const int gid = deep[c];
+    int ix, iy;
+    const int8 L = levels[locate (levels, nlevels, gid, &ix, &iy)];
+    const size_t ofs = (size_t) (L.s1 + iy * L.s6) * stride + L.s0 + ix * L.s6;
+    float vnf;
+    window_norm (sum + ofs, sqsum + ofs, stride, &vnf);
+    int si = deep_from;
+    for (; si < nstages; si++) {
+      const stage_t st = stages[si];
+      acc_t acc = 0;
+      for (int t = lid; t < st.ntrees; t += DEEP_WG)
+        acc += (acc_t) tree_value_g (sum + ofs, tilted + ofs, stride, vnf, trees[st.first_tree + t], nodes, leaves,
+                                     features, subsets);
+      part[lid] = acc;
+      barrier (CLK_LOCAL_MEM_FENCE);
+      for (int off = DEEP_WG / 2; off > 0; off >>= 1) {
+        if (lid < off)
+          part[lid] += part[lid + off];
+        barrier (CLK_LOCAL_MEM_FENCE);
+      }
+      const int pass = !(part[0] < (acc_t) st.threshold);
+      barrier (CLK_LOCAL_MEM_FENCE);
+      if (!pass)
+        break;
+    }
+    if (si == nstages && lid == 0) {
+      const uint slot = atomic_inc (&hits[0]);
+      if (slot < hit_capacity)
+        hits[1 + slot] = gid;
+    }
+  }
+}
 
 /* CPU schedule: OpenCV's loop over one row of windows.  wrow_map: level | iy << 10. */
 __kernel void

@@ -65,6 +65,24 @@ inline int FN (node_left) (SPACE const uint *sum, SPACE const uint *tilted, int 
 }
 #endif
 
+/* The leaf one weak tree gives a window. */
+inline float FN (tree_value) (SPACE const uint *sum, SPACE const uint *tilted, int s, float vnf, tree_t tr,
+                              __global const node_t *nodes, __global const float *leaves,
+                              __global const feature_t *features, __global const uint *subsets)
+{
+  int idx = 0;
+#if MAX_NODES == 1
+  const node_t n = nodes[tr.first_node];
+  idx = FN (node_left) (sum, tilted, s, vnf, features, n, subsets, tr.first_node) ? n.left : n.right;
+#else
+  do {
+    const node_t n = nodes[tr.first_node + idx];
+    idx = FN (node_left) (sum, tilted, s, vnf, features, n, subsets, tr.first_node + idx) ? n.left : n.right;
+  } while (idx > 0);
+#endif
+  return leaves[tr.first_leaf - idx];
+}
+
 /* One stage: the weak trees' leaves summed against the stage threshold. */
 inline int FN (stage_passes) (SPACE const uint *sum, SPACE const uint *tilted, int s, float vnf, int si,
                               __global const stage_t *stages, __global const tree_t *trees,
@@ -73,22 +91,8 @@ inline int FN (stage_passes) (SPACE const uint *sum, SPACE const uint *tilted, i
 {
   const stage_t st = stages[si];
   acc_t acc = 0;
-  for (int t = 0; t < st.ntrees; t++) {
-    const tree_t tr = trees[st.first_tree + t];
-    int idx = 0;
-#if MAX_NODES == 1
-    {
-      const node_t n = nodes[tr.first_node];
-      idx = FN (node_left) (sum, tilted, s, vnf, features, n, subsets, tr.first_node) ? n.left : n.right;
-    }
-#else
-    do {
-      const node_t n = nodes[tr.first_node + idx];
-      idx = FN (node_left) (sum, tilted, s, vnf, features, n, subsets, tr.first_node + idx) ? n.left : n.right;
-    } while (idx > 0);
-#endif
-    acc += (acc_t) leaves[tr.first_leaf - idx];
-  }
+  for (int t = 0; t < st.ntrees; t++)
+    acc += (acc_t) FN (tree_value) (sum, tilted, s, vnf, trees[st.first_tree + t], nodes, leaves, features, subsets);
   return !(acc < (acc_t) st.threshold);
 }
 

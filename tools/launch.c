@@ -1,7 +1,11 @@
 /* gpudetect-launch: runs a gst-launch style pipeline and prints every
  * "gpudetect" element message as one line of text (default) or JSON.
  *
- *   gpudetect-launch [--json] PIPELINE-DESCRIPTION...
+ *   gpudetect-launch [--json] [--fps] PIPELINE-DESCRIPTION...
+ *
+ * --fps: the pipeline's steady-state frame rate at the element named "sink"
+ * (e.g. fakesink name=sink sync=false), from its first buffer to its last, so
+ * that start-up (device and kernel set-up) is not counted.
  *
  * Exits 0 at EOS, 1 on a pipeline error (the error is printed), 2 on usage.
  * Also an example of reading gpudetect's results from an application's bus.
@@ -12,6 +16,16 @@
 #include <string.h>
 
 static gboolean json = FALSE;
+static guint64 frames = 0;
+static gint64 first_us = 0, last_us = 0;
+
+static void on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
+{
+  gint64 now = g_get_monotonic_time ();
+  if (frames++ == 0)
+    first_us = now;
+  last_us = now;
+}
 
 static void print_objects (const GstStructure *s)
 {
@@ -44,12 +58,17 @@ int main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
   int first = 1;
-  if (argc > 1 && strcmp (argv[1], "--json") == 0) {
-    json = TRUE;
-    first = 2;
+  gboolean fps = FALSE;
+  for (; first < argc; first++) {
+    if (strcmp (argv[first], "--json") == 0)
+      json = TRUE;
+    else if (strcmp (argv[first], "--fps") == 0)
+      fps = TRUE;
+    else
+      break;
   }
   if (argc <= first) {
-    fprintf (stderr, "usage: %s [--json] PIPELINE-DESCRIPTION...\n", argv[0]);
+    fprintf (stderr, "usage: %s [--json] [--fps] PIPELINE-DESCRIPTION...\n", argv[0]);
     return 2;
   }
   GError *err = NULL;
@@ -57,6 +76,16 @@ int main (int argc, char **argv)
   if (!pipe) {
     fprintf (stderr, "cannot build pipeline: %s\n", err ? err->message : "unknown error");
     return 2;
+  }
+  if (fps) {
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+    if (!sink) {
+      fprintf (stderr, "--fps needs an element named \"sink\" (fakesink name=sink)\n");
+      return 2;
+    }
+    g_object_set (sink, "signal-handoffs", TRUE, NULL);
+    g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), NULL);
+    gst_object_unref (sink);
   }
   GstBus *bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -89,6 +118,9 @@ int main (int argc, char **argv)
     gst_message_unref (m);
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
+  if (fps && frames > 1)
+    printf ("%" G_GUINT64_FORMAT " frames, %.1f fps (first to last buffer at the sink)\n", frames,
+        (frames - 1) / ((last_us - first_us) / 1e6));
   gst_object_unref (bus);
   gst_object_unref (pipe);
   return ret;

@@ -29,7 +29,7 @@ struct DevHaarFeature {
   cl_float w[4];
 };
 
-enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kRead, kCmdCount };
+enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kDeep, kRead, kCmdCount };
 
 struct Slot {
   cl::Mem staging;          // pinned, mapped for the life of the slot
@@ -68,7 +68,8 @@ struct Detector::Impl {
   size_t rows_wg = 256;
   bool gpu_schedule = true; // many lanes: tiles; else one work-item per row (CPU)
   bool use_tiles = false;
-  cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_tiles, k_rows_cascade;
+  int deep_from = 0; // first stage run by cascade_deep (= stage count: none)
+  cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_tiles, k_deep, k_rows_cascade;
 
   // model buffers
   cl::Mem stages, trees, nodes, leaves, features, subsets;
@@ -78,7 +79,7 @@ struct Detector::Impl {
   int frame_w = 0, frame_h = 0, frame_bpp = 0;
   bool geom_dirty = true;
   cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, col_map, diag_map, colblock_map, tile_map, wrow_map;
-  cl::Mem sum, sqsum, tilted, codes, counters, hits;
+  cl::Mem sum, sqsum, tilted, codes, deep, counters, hits;
   int ndiag = 0, ncolblocks = 0, ntiles = 0, nwrows = 0;
   size_t src_size = 0;
 
@@ -159,9 +160,21 @@ struct Detector::Impl {
         {&k_rows, gpu_schedule ? "pyramid_rows" : "pyramid_rows_seq"},
         {&k_cols, gpu_schedule ? "integral_cols_blocked" : "integral_cols"},
         {&k_tilt_a, "tilted_anti"}, {&k_tilt_b, "tilted_diag"}};
+    // Long stages (>= 24 trees) go to cascade_deep, lanes sharing a window's trees; exact only with fp64.
+    deep_from = static_cast<int> (model.stages.size ());
+    const char *deep_env = std::getenv ("GPUDETECT_DEEP_TREES"); // tuning: 0 disables the deep kernel
+    const int deep_trees = deep_env ? std::atoi (deep_env) : 24;
+    if (use_tiles && dev.info.fp64 && deep_trees > 0)
+      for (size_t si = 1; si < model.stages.size (); si++)
+        if (model.stages[si].ntrees >= deep_trees) {
+          deep_from = static_cast<int> (si);
+          break;
+        }
     if (use_tiles) {
       ks.push_back ({&k_first, "cascade_first"});
       ks.push_back ({&k_tiles, "cascade_tiles"});
+      if (deep_from < static_cast<int> (model.stages.size ()))
+        ks.push_back ({&k_deep, "cascade_deep"});
     } else {
       ks.push_back ({&k_rows_cascade, "cascade_rows"});
     }
@@ -259,6 +272,8 @@ struct Detector::Impl {
     if (cl::Error e = buffer (&sqsum, haar ? plane : 16)) return e;
     if (cl::Error e = buffer (&tilted, model.has_tilted ? plane : 16)) return e;
     if (cl::Error e = buffer (&codes, use_tiles ? g->total_windows : 16)) return e;
+    const bool has_deep = use_tiles && deep_from < static_cast<int> (model.stages.size ());
+    if (cl::Error e = buffer (&deep, has_deep ? static_cast<size_t> (g->total_windows) * 4 : 16)) return e;
     if (cl::Error e = buffer (&counters, 4 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
     geom = std::move (g);
@@ -355,11 +370,20 @@ struct Detector::Impl {
                                         nstages, trees, nodes, leaves, features, subsets, codes));
         if (cl::Error e = launch (k_first.get (), round_up (nwin, 128), 128, s, kFirst))
           return e;
+        const cl_int df = deep_from;
         GPUDETECT_CL_TRY (cl::set_args (k_tiles.get (), levels, tile_map, sum, sqsum, tilt, stride, stages, nstages,
-                                        trees, nodes, leaves, features, subsets, codes, hits,
+                                        trees, nodes, leaves, features, subsets, codes, df, deep, counters, hits,
                                         static_cast<cl_uint> (cap)));
         if (cl::Error e = launch (k_tiles.get (), static_cast<size_t> (ntiles) * 256, 256, s, kRest))
           return e;
+        if (deep_from < nstages) {
+          GPUDETECT_CL_TRY (cl::set_args (k_deep.get (), levels, nlevels, sum, sqsum, tilt, stride, stages, nstages,
+                                          trees, nodes, leaves, features, subsets, df, deep, counters, hits,
+                                          static_cast<cl_uint> (cap)));
+          const size_t groups = std::max<size_t> (dev.info.compute_units, 1) * 32;
+          if (cl::Error e = launch (k_deep.get (), groups * 64, 64, s, kDeep))
+            return e;
+        }
       } else if (nwin > 0) {
         const cl_int nw = nwrows;
         GPUDETECT_CL_TRY (cl::set_args (k_rows_cascade.get (), levels, wrow_map, nw, sum, sqsum, tilt, stride, stages,
@@ -404,10 +428,11 @@ struct Detector::Impl {
     t->tilted = event_us (s.events[kTiltA], &first, &last) + event_us (s.events[kTiltB], &first, &last);
     t->first = event_us (s.events[kFirst], &first, &last);
     t->rest = event_us (s.events[kRest], &first, &last);
+    t->deep = event_us (s.events[kDeep], &first, &last);
     t->readback = event_us (s.events[kRead], &first, &last);
     t->total_device = last > first ? (last - first) / 1000.0 : 0;
     t->launches = 0;
-    for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kRest})
+    for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kDeep})
       t->launches += s.events[c] ? 1 : 0;
   }
 
