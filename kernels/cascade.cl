@@ -21,8 +21,11 @@
 #define MODEL_ARGS                                                                                 \
   __global const stage_t *stages, int nstages, __global const tree_t *trees,                      \
       __global const node_t *nodes, __global const float *leaves, __global const feature_t *features, \
-      __global const uint *subsets
-#define MODEL_PASS stages, trees, nodes, leaves, features, subsets
+      __global const int *fofs, __global const uint *subsets
+/* fofs: feature offsets for the packed integrals' stride (global reads) */
+#define MODEL_PASS stages, trees, nodes, leaves, features, fofs, subsets
+/* tiles read local memory with on-the-fly offsets */
+#define MODEL_PASS_TILE stages, trees, nodes, leaves, features, (__global const int *) 0, subsets
 
 /* OpenCV HaarEvaluator::setWindow: variance over the window inset by one
  * pixel; flat windows (area / sqrt(nf) >= 0.1) are refused. */
@@ -170,7 +173,7 @@ cascade_tiles (__global const int8 *levels, __global const int *tile_map, __glob
     if (lid < n) {
       const int w = list[cur][lid];
       const int o = (w / TILE) * s * TILE_W + (w % TILE) * s;
-      if (stage_passes_l (tsum + o, ttilt + o, TILE_W, lvnf[w], si, MODEL_PASS))
+      if (stage_passes_l (tsum + o, ttilt + o, TILE_W, lvnf[w], si, MODEL_PASS_TILE))
         list[cur ^ 1][atomic_add (&count[cur ^ 1], 1)] = (short) w;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
@@ -191,52 +194,66 @@ cascade_tiles (__global const int8 *levels, __global const int *tile_map, __glob
 }
 #endif
 
-#ifndef DEEP_WG
-#define DEEP_WG 64
-#endif
-/* The long stages, for the few windows that reach them: one work-group per
- * window (grid-stride over the list), its lanes share each stage's trees and
- * a local reduction sums them.  With fp64 the sum of float leaves is exact in
- * any order, so the answer is OpenCV's sequential one. */
-__kernel __attribute__ ((reqd_work_group_size (DEEP_WG, 1, 1))) void
+#define DEEP_LANES 32
+#define DEEP_WINDOWS 8
+/* The long stages, for the few windows that reach them: 32 lanes per window,
+ * 8 windows per work-group (grid-stride over the list); the lanes share each
+ * stage's trees and a local reduction sums them.  With fp64 the sum of float
+ * leaves is exact in any order, so the answer is OpenCV's sequential one. */
+__kernel __attribute__ ((reqd_work_group_size (DEEP_LANES * DEEP_WINDOWS, 1, 1))) void
 cascade_deep (__global const int8 *levels, int nlevels, __global const uint *sum, __global const uint *sqsum,
               __global const uint *tilted, int stride, MODEL_ARGS, int deep_from, __global const uint *deep,
               __global const uint *counters, __global uint *hits, uint hit_capacity)
 {
-  __local acc_t part[DEEP_WG];
+  __local acc_t part[DEEP_LANES * DEEP_WINDOWS];
+  __local int alive[DEEP_WINDOWS];
   const int lid = get_local_id (0);
+  const int lane = lid % DEEP_LANES, slot = lid / DEEP_LANES;
   const uint n = counters[0];
-  for (uint c = get_group_id (0); c < n; c += get_num_groups (0)) {
-    const int gid = deep[c];
-    int ix, iy;
-    const int8 L = levels[locate (levels, nlevels, gid, &ix, &iy)];
-    const size_t ofs = (size_t) (L.s1 + iy * L.s6) * stride + L.s0 + ix * L.s6;
-    float vnf;
-    window_norm (sum + ofs, sqsum + ofs, stride, &vnf);
-    int si = deep_from;
-    for (; si < nstages; si++) {
+  for (uint base = get_group_id (0) * DEEP_WINDOWS; base < n; base += get_num_groups (0) * DEEP_WINDOWS) {
+    const uint c = base + slot;
+    int gid = 0;
+    size_t ofs = 0;
+    float vnf = 1.0f;
+    if (c < n) {
+      gid = deep[c];
+      int ix, iy;
+      const int8 L = levels[locate (levels, nlevels, gid, &ix, &iy)];
+      ofs = (size_t) (L.s1 + iy * L.s6) * stride + L.s0 + ix * L.s6;
+      window_norm (sum + ofs, sqsum + ofs, stride, &vnf);
+    }
+    if (lane == 0)
+      alive[slot] = c < n;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    /* no break out of a loop with barriers: the loop condition ends it */
+    int any = 1;
+    for (int si = deep_from; si < nstages && any; si++) {
       const stage_t st = stages[si];
       acc_t acc = 0;
-      for (int t = lid; t < st.ntrees; t += DEEP_WG)
-        acc += (acc_t) tree_value_g (sum + ofs, tilted + ofs, stride, vnf, trees[st.first_tree + t], nodes, leaves,
-                                     features, subsets);
+      if (alive[slot])
+        for (int t = lane; t < st.ntrees; t += DEEP_LANES)
+          acc += (acc_t) tree_value_g (sum + ofs, tilted + ofs, stride, vnf, trees[st.first_tree + t], nodes, leaves,
+                                       features, fofs, subsets);
       part[lid] = acc;
       barrier (CLK_LOCAL_MEM_FENCE);
-      for (int off = DEEP_WG / 2; off > 0; off >>= 1) {
-        if (lid < off)
+      for (int off = DEEP_LANES / 2; off > 0; off >>= 1) {
+        if (lane < off)
           part[lid] += part[lid + off];
         barrier (CLK_LOCAL_MEM_FENCE);
       }
-      const int pass = !(part[0] < (acc_t) st.threshold);
+      if (lane == 0 && alive[slot] && part[lid] < (acc_t) st.threshold)
+        alive[slot] = 0;
       barrier (CLK_LOCAL_MEM_FENCE);
-      if (!pass)
-        break;
+      any = 0;
+      for (int j = 0; j < DEEP_WINDOWS; j++)
+        any |= alive[j];
     }
-    if (si == nstages && lid == 0) {
-      const uint slot = atomic_inc (&hits[0]);
-      if (slot < hit_capacity)
-        hits[1 + slot] = gid;
+    if (lane == 0 && alive[slot]) {
+      const uint h = atomic_inc (&hits[0]);
+      if (h < hit_capacity)
+        hits[1 + h] = gid;
     }
+    barrier (CLK_LOCAL_MEM_FENCE);
   }
 }
 

@@ -230,27 +230,28 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
   }
 }
 
-/* One work-item per integral column of every level: running sums down the
- * column turn row-prefix sums into the integral image.  Arithmetic wraps
- * modulo 2^32 like OpenCV's CV_32S integrals; window sums stay exact. */
+/* CPU schedule of the column pass: one work-item per block of 32 columns of
+ * a level (colblock_map), adding each row to the finished row above; the
+ * inner loop runs along contiguous memory. */
 __kernel void
-integral_cols (__global const int8 *levels, __global const int *col_map, int ncols,
-               __global uint *sum, __global uint *sqsum, int stride)
+integral_cols_rows (__global const int8 *levels, __global const int *colblock_map, int nblocks,
+                    __global uint *sum, __global uint *sqsum, int stride)
 {
   const int gid = get_global_id (0);
-  if (gid >= ncols)
+  if (gid >= nblocks)
     return;
-  const int m = col_map[gid];
+  const int m = colblock_map[gid];
   const int8 L = levels[m & 1023];
-  size_t p = (size_t) (L.s1 + 1) * stride + L.s0 + (m >> 10);
-  uint as = 0, aq = 0;
-  for (int y = 0; y < L.s3; y++, p += stride) {
-    as += sum[p];
-    sum[p] = as;
+  const int x0 = (m >> 10) * 32;
+  const int n = min (32, L.s2 + 1 - x0);
+  size_t p = (size_t) (L.s1 + 1) * stride + L.s0 + x0;
+  for (int y = 1; y < L.s3; y++, p += stride) {
+    for (int c = 0; c < n; c++) {
+      sum[p + stride + c] += sum[p + c];
 #ifdef HAVE_SQSUM
-    aq += sqsum[p];
-    sqsum[p] = aq;
+      sqsum[p + stride + c] += sqsum[p + c];
 #endif
+    }
   }
 }
 

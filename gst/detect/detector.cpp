@@ -78,8 +78,8 @@ struct Detector::Impl {
   std::shared_ptr<const PyramidGeometry> geom;
   int frame_w = 0, frame_h = 0, frame_bpp = 0;
   bool geom_dirty = true;
-  cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, col_map, diag_map, colblock_map, tile_map, wrow_map;
-  cl::Mem sum, sqsum, tilted, codes, deep, counters, hits;
+  cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, diag_map, colblock_map, tile_map, wrow_map;
+  cl::Mem sum, sqsum, tilted, codes, deep, counters, hits, fofs;
   int ndiag = 0, ncolblocks = 0, ntiles = 0, nwrows = 0;
   size_t src_size = 0;
 
@@ -158,12 +158,12 @@ struct Detector::Impl {
       return e;
     std::vector<std::pair<cl::Kernel *, const char *>> ks = {
         {&k_rows, gpu_schedule ? "pyramid_rows" : "pyramid_rows_seq"},
-        {&k_cols, gpu_schedule ? "integral_cols_blocked" : "integral_cols"},
+        {&k_cols, gpu_schedule ? "integral_cols_blocked" : "integral_cols_rows"},
         {&k_tilt_a, "tilted_anti"}, {&k_tilt_b, "tilted_diag"}};
-    // Long stages (>= 24 trees) go to cascade_deep, lanes sharing a window's trees; exact only with fp64.
+    // Long stages (>= 48 trees) go to cascade_deep, lanes sharing a window's trees; exact only with fp64.
     deep_from = static_cast<int> (model.stages.size ());
     const char *deep_env = std::getenv ("GPUDETECT_DEEP_TREES"); // tuning: 0 disables the deep kernel
-    const int deep_trees = deep_env ? std::atoi (deep_env) : 24;
+    const int deep_trees = deep_env ? std::atoi (deep_env) : 48;
     if (use_tiles && dev.info.fp64 && deep_trees > 0)
       for (size_t si = 1; si < model.stages.size (); si++)
         if (model.stages[si].ntrees >= deep_trees) {
@@ -263,7 +263,6 @@ struct Detector::Impl {
     if (cl::Error e = upload_vec (&xfirst, g->xtab_first)) return e;
     if (cl::Error e = upload_vec (&yfirst, g->ytab_first)) return e;
     if (cl::Error e = upload_vec (&row_map, g->row_map)) return e;
-    if (cl::Error e = upload_vec (&col_map, g->col_map)) return e;
     if (cl::Error e = upload_vec (&diag_map, model.has_tilted ? diag : std::vector<int32_t> ())) return e;
     if (cl::Error e = upload_vec (&colblock_map, colblocks)) return e;
     if (cl::Error e = upload_vec (&tile_map, tiles)) return e;
@@ -276,10 +275,35 @@ struct Detector::Impl {
     if (cl::Error e = buffer (&deep, has_deep ? static_cast<size_t> (g->total_windows) * 4 : 16)) return e;
     if (cl::Error e = buffer (&counters, 4 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
+    if (cl::Error e = upload_vec (&fofs, feature_offsets (g->stride))) return e;
     geom = std::move (g);
     frame_w = w, frame_h = h, frame_bpp = bpp;
     geom_dirty = false;
     return {};
+  }
+
+  // Corner offsets of every feature for a row stride, as OpenCV's setOffsets:
+  // Haar 3 rectangles x 4 corners (tilted ones in the tilted plane), LBP the
+  // 4x4 grid of integral points.
+  std::vector<cl_int> feature_offsets (int s) const {
+    std::vector<cl_int> o;
+    if (model.feature_type == CascadeModel::FeatureType::Lbp) {
+      for (const CascadeModel::LbpFeature &f : model.lbp_features)
+        for (int j = 0; j < 4; j++)
+          for (int i = 0; i < 4; i++)
+            o.push_back (f.x + i * f.w + s * (f.y + j * f.h));
+      return o;
+    }
+    for (const CascadeModel::HaarFeature &f : model.haar_features)
+      for (const CascadeModel::HaarRect &r : f.rect) {
+        if (f.tilted) {
+          o.insert (o.end (), {r.x + s * r.y, r.x - r.h + s * (r.y + r.h), r.x + r.w + s * (r.y + r.w),
+                               r.x + r.w - r.h + s * (r.y + r.w + r.h)});
+        } else {
+          o.insert (o.end (), {r.x + s * r.y, r.x + r.w + s * r.y, r.x + s * (r.y + r.h), r.x + r.w + s * (r.y + r.h)});
+        }
+      }
+    return o;
   }
 
   cl::Error map_pinned (cl::Mem *m, size_t size, void **ptr) {
@@ -333,7 +357,7 @@ struct Detector::Impl {
     const cl_int nlevels = static_cast<cl_int> (g.levels.size ());
     if (nlevels > 0) {
       const cl_int stride = g.stride, src_stride = static_cast<cl_int> (row), src_bpp = bpp;
-      const cl_int nwin = g.total_windows, ncols = g.total_columns, cap = cfg.hit_capacity;
+      const cl_int nwin = g.total_windows, cap = cfg.hit_capacity;
       const cl_int nstages = static_cast<cl_int> (model.stages.size ());
       const cl_int4 rgb = rgb_offsets (f.format);
       const cl::Mem &tilt = model.has_tilted ? tilted : sum;
@@ -361,33 +385,34 @@ struct Detector::Impl {
         if (cl::Error e = launch (k_cols.get (), static_cast<size_t> (ncolblocks) * 256, 256, s, kCols))
           return e;
       } else {
-        GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, col_map, ncols, sum, sqsum, stride));
-        if (cl::Error e = launch (k_cols.get (), round_up (ncols, 64), 64, s, kCols))
+        const cl_int nb = ncolblocks;
+        GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, nb, sum, sqsum, stride));
+        if (cl::Error e = launch (k_cols.get (), round_up (nb, 8), 8, s, kCols))
           return e;
       }
       if (nwin > 0 && use_tiles) {
         GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, nlevels, nwin, sum, sqsum, tilt, stride, stages,
-                                        nstages, trees, nodes, leaves, features, subsets, codes));
+                                        nstages, trees, nodes, leaves, features, fofs, subsets, codes));
         if (cl::Error e = launch (k_first.get (), round_up (nwin, 128), 128, s, kFirst))
           return e;
         const cl_int df = deep_from;
         GPUDETECT_CL_TRY (cl::set_args (k_tiles.get (), levels, tile_map, sum, sqsum, tilt, stride, stages, nstages,
-                                        trees, nodes, leaves, features, subsets, codes, df, deep, counters, hits,
+                                        trees, nodes, leaves, features, fofs, subsets, codes, df, deep, counters, hits,
                                         static_cast<cl_uint> (cap)));
         if (cl::Error e = launch (k_tiles.get (), static_cast<size_t> (ntiles) * 256, 256, s, kRest))
           return e;
         if (deep_from < nstages) {
           GPUDETECT_CL_TRY (cl::set_args (k_deep.get (), levels, nlevels, sum, sqsum, tilt, stride, stages, nstages,
-                                          trees, nodes, leaves, features, subsets, df, deep, counters, hits,
+                                          trees, nodes, leaves, features, fofs, subsets, df, deep, counters, hits,
                                           static_cast<cl_uint> (cap)));
-          const size_t groups = std::max<size_t> (dev.info.compute_units, 1) * 32;
-          if (cl::Error e = launch (k_deep.get (), groups * 64, 64, s, kDeep))
+          const size_t groups = std::max<size_t> (dev.info.compute_units, 1) * 16;
+          if (cl::Error e = launch (k_deep.get (), groups * 256, 256, s, kDeep))
             return e;
         }
       } else if (nwin > 0) {
         const cl_int nw = nwrows;
         GPUDETECT_CL_TRY (cl::set_args (k_rows_cascade.get (), levels, wrow_map, nw, sum, sqsum, tilt, stride, stages,
-                                        nstages, trees, nodes, leaves, features, subsets, hits,
+                                        nstages, trees, nodes, leaves, features, fofs, subsets, hits,
                                         static_cast<cl_uint> (cap)));
         if (cl::Error e = launch (k_rows_cascade.get (), round_up (nw, 8), 8, s, kFirst))
           return e;

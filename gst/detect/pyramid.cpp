@@ -86,10 +86,7 @@ PyramidGeometry plan_pyramid (int iw, int ih, int ww, int wh, double scale_facto
     linear_exact_table (ih, l.height, &g.ytab);
     for (int y = 0; y < l.height; y++)
       g.row_map.push_back (li | (y << 10));
-    for (int x = 0; x <= l.width; x++)
-      g.col_map.push_back (li | (x << 10));
     g.total_rows += l.height;
-    g.total_columns += l.width + 1;
     g.levels.push_back (l);
   }
   g.rows = oy + band;

@@ -28,15 +28,14 @@ struct PyramidGeometry {
   int stride = 0, rows = 0;    // packed buffer: rows x stride elements
   int total_windows = 0;
   int total_rows = 0;          // sum of level heights
-  int total_columns = 0;       // sum of (level width + 1)
   std::vector<PyramidLevel> levels;
 
   // Per-level resampling tables, concatenated: entry = source index * 512 + c1
   // with c1 in [0, 256] the weight of source index + 1 (8-bit fixed point).
   std::vector<int32_t> xtab, ytab;
   std::vector<int32_t> xtab_first, ytab_first; // start of each level's table
-  // Work maps: per resampled row (level | y << 10) and per integral column (level | x << 10).
-  std::vector<int32_t> row_map, col_map;
+  // Work map: one entry per resampled row (level | y << 10).
+  std::vector<int32_t> row_map;
 };
 
 // Plans the pyramid exactly as OpenCV's CascadeClassifier::detectMultiScale:
