@@ -126,24 +126,39 @@ cascade_tiles (__global const int8 *levels, __global const int *tile_map, __glob
   const int wx = lid % TILE, wy = lid / TILE;
   const int ix = tx * TILE + wx, iy = ty * TILE + wy;
 
+  __local uchar evaluated[TILE * TILE];
   if (lid == 0)
     count[0] = 0;
+  /* Which windows of each tile row OpenCV evaluates: one lane per row finds
+   * the run of stage-0 rejections ending at the tile's left edge (a window is
+   * evaluated iff that run has even length), then follows the row, a
+   * stage-0 rejection making it skip the next window. */
+  if (lid < TILE) {
+    const int row = ty * TILE + lid, x0 = tx * TILE;
+    if (row < L.s5) {
+      __global const uchar *rc = codes + L.s7 + row * L.s4;
+      int run = 0;
+      while (run < x0 && rc[x0 - run - 1] == CODE_REJECT0)
+        run++;
+      int e = !(run & 1);
+      for (int k = 0; k < TILE; k++) {
+        const int x = x0 + k;
+        const uchar code = x < L.s4 ? rc[x] : CODE_INVALID;
+        evaluated[lid * TILE + k] = (uchar) e;
+        e = !(e && code == CODE_REJECT0);
+      }
+    }
+  }
   barrier (CLK_LOCAL_MEM_FENCE);
-  /* The windows OpenCV evaluates and that pass stage 0: a stage-0 pass whose
-   * row has an even run of stage-0 rejections right before it. */
+  /* The windows OpenCV evaluates and that pass stage 0 go on. */
   if (ix < L.s4 && iy < L.s5) {
     const int gid = L.s7 + iy * L.s4 + ix;
-    if (codes[gid] == CODE_PASS0) {
-      int run = 0;
-      while (run < ix && codes[gid - run - 1] == CODE_REJECT0)
-        run++;
-      if (!(run & 1)) {
-        const size_t ofs = (size_t) (L.s1 + iy * s) * stride + L.s0 + ix * s;
-        float vnf;
-        window_norm (sum + ofs, sqsum + ofs, stride, &vnf);
-        lvnf[lid] = vnf;
-        list[0][atomic_add (&count[0], 1)] = (short) lid;
-      }
+    if (codes[gid] == CODE_PASS0 && evaluated[lid]) {
+      const size_t ofs = (size_t) (L.s1 + iy * s) * stride + L.s0 + ix * s;
+      float vnf;
+      window_norm (sum + ofs, sqsum + ofs, stride, &vnf);
+      lvnf[lid] = vnf;
+      list[0][atomic_add (&count[0], 1)] = (short) lid;
     }
   }
   barrier (CLK_LOCAL_MEM_FENCE);

@@ -8,6 +8,9 @@
 #ifndef WG
 #define WG 256
 #endif
+#ifndef RK
+#define RK 8 /* pixels per lane and pass in pyramid_rows */
+#endif
 
 /* Luma of one source pixel: grey planes as they are, 4-byte RGB formats with
  * OpenCV's fixed-point BT.601 weights (cvtColor RGB2GRAY). */
@@ -65,26 +68,36 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   }
   __global const int *xt = xtab + xfirst[li];
   uint carry_s = 0, carry_q = 0;
-  for (int x0 = 0; x0 < w; x0 += WG) {
-    const int x = x0 + lid;
-    uint p = 0;
-    if (x < w) {
-      const int xe = xt[x];
-      const int sx = xe >> 9;
-      const uint cx1 = xe & 511, cx0 = 256u - cx1;
-      uint h0 = src_luma (src, src_stride, src_bpp, rgb, sx, sy) * cx0;
-      if (cx1)
-        h0 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy) * cx1;
-      uint h1 = 0;
-      if (cy1) {
-        h1 = src_luma (src, src_stride, src_bpp, rgb, sx, sy + 1) * cx0;
+  /* each lane resamples RK consecutive pixels, then one scan joins the lanes */
+  for (int x0 = 0; x0 < w; x0 += WG * RK) {
+    const int xb = x0 + lid * RK;
+    uint ts[RK], tq[RK];
+    uint as = 0, aq = 0;
+    for (int k = 0; k < RK; k++) {
+      const int x = xb + k;
+      uint p = 0;
+      if (x < w) {
+        const int xe = xt[x];
+        const int sx = xe >> 9;
+        const uint cx1 = xe & 511, cx0 = 256u - cx1;
+        uint h0 = src_luma (src, src_stride, src_bpp, rgb, sx, sy) * cx0;
         if (cx1)
-          h1 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy + 1) * cx1;
+          h0 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy) * cx1;
+        uint h1 = 0;
+        if (cy1) {
+          h1 = src_luma (src, src_stride, src_bpp, rgb, sx, sy + 1) * cx0;
+          if (cx1)
+            h1 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy + 1) * cx1;
+        }
+        p = (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
       }
-      p = (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+      as += p;
+      aq += p * p;
+      ts[k] = as;
+      tq[k] = aq;
     }
-    ls[lid] = p;
-    lq[lid] = p * p;
+    ls[lid] = as;
+    lq[lid] = aq;
     barrier (CLK_LOCAL_MEM_FENCE);
     for (int off = 1; off < WG; off <<= 1) {
       uint a = lid >= off ? ls[lid - off] : 0u;
@@ -94,11 +107,15 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       lq[lid] += b;
       barrier (CLK_LOCAL_MEM_FENCE);
     }
-    if (x < w) {
-      sum[base + x + 1] = carry_s + ls[lid];
+    const uint es = carry_s + ls[lid] - as, eq = carry_q + lq[lid] - aq;
+    for (int k = 0; k < RK; k++) {
+      const int x = xb + k;
+      if (x < w) {
+        sum[base + x + 1] = es + ts[k];
 #ifdef HAVE_SQSUM
-      sqsum[base + x + 1] = carry_q + lq[lid];
+        sqsum[base + x + 1] = eq + tq[k];
 #endif
+      }
     }
     carry_s += ls[WG - 1];
     carry_q += lq[WG - 1];
