@@ -9,7 +9,11 @@
 #define WG 256
 #endif
 #ifndef RK
-#define RK 8 /* pixels per lane and pass in pyramid_rows */
+#ifdef HAVE_SQSUM
+#define RK 1 /* pixels per lane and pass in pyramid_rows (more registers hurt with sqsum) */
+#else
+#define RK 8
+#endif
 #endif
 
 /* Luma of one source pixel: grey planes as they are, 4-byte RGB formats with

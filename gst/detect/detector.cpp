@@ -160,16 +160,24 @@ struct Detector::Impl {
         {&k_rows, gpu_schedule ? "pyramid_rows" : "pyramid_rows_seq"},
         {&k_cols, gpu_schedule ? "integral_cols_blocked" : "integral_cols_rows"},
         {&k_tilt_a, "tilted_anti"}, {&k_tilt_b, "tilted_diag"}};
-    // Long stages (>= 48 trees) go to cascade_deep, lanes sharing a window's trees; exact only with fp64.
+    // Later stages go to cascade_deep, lanes sharing a window's trees (exact
+    // only with fp64), once the stages after stage 0 hold 64 trees: by then
+    // survivors are sparse and stages long.  GPUDETECT_DEEP_TREES=N instead
+    // starts at the first stage of >= N trees (0: tiles run every stage).
     deep_from = static_cast<int> (model.stages.size ());
-    const char *deep_env = std::getenv ("GPUDETECT_DEEP_TREES"); // tuning: 0 disables the deep kernel
-    const int deep_trees = deep_env ? std::atoi (deep_env) : 48;
-    if (use_tiles && dev.info.fp64 && deep_trees > 0)
-      for (size_t si = 1; si < model.stages.size (); si++)
-        if (model.stages[si].ntrees >= deep_trees) {
+    const char *deep_env = std::getenv ("GPUDETECT_DEEP_TREES");
+    const int deep_trees = deep_env ? std::atoi (deep_env) : -1;
+    if (use_tiles && dev.info.fp64 && deep_trees != 0) {
+      int cumulative = 0;
+      for (size_t si = 1; si < model.stages.size (); si++) {
+        const int n = model.stages[si].ntrees;
+        if (deep_trees > 0 ? n >= deep_trees : cumulative >= 64) {
           deep_from = static_cast<int> (si);
           break;
         }
+        cumulative += n;
+      }
+    }
     if (use_tiles) {
       ks.push_back ({&k_first, "cascade_first"});
       ks.push_back ({&k_tiles, "cascade_tiles"});
