@@ -99,6 +99,9 @@ cascade_first (__global const int8 *levels, int nlevels, int nwindows, __global 
 
 #if defined(TILE_W) && defined(TILE_H)
 #define TILE 16
+#ifndef COMPACT_EVERY
+#define COMPACT_EVERY 1
+#endif
 /* tile_map: level | tx << 10 | ty << 21, one entry per work-group. */
 /* Stages [1, deep_from) run here; windows surviving them are hits when
  * deep_from == nstages, else they go to `deep` for cascade_deep. */
@@ -180,15 +183,22 @@ cascade_tiles (__global const int8 *levels, __global const int *tile_map, __glob
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 
+  /* Stages in groups of COMPACT_EVERY: each lane takes a live window through
+   * a group (stopping at its first failing stage), then the survivors are
+   * compacted so that the next group starts on dense lanes. */
   int cur = 0;
-  for (int si = 1; si < deep_from && n > 0; si++) {
+  for (int si = 1; si < deep_from && n > 0; si += COMPACT_EVERY) {
     if (lid == 0)
       count[cur ^ 1] = 0;
     barrier (CLK_LOCAL_MEM_FENCE);
     if (lid < n) {
       const int w = list[cur][lid];
       const int o = (w / TILE) * s * TILE_W + (w % TILE) * s;
-      if (stage_passes_l (tsum + o, ttilt + o, TILE_W, lvnf[w], si, MODEL_PASS_TILE))
+      const int end = min (si + COMPACT_EVERY, deep_from);
+      int k = si;
+      while (k < end && stage_passes_l (tsum + o, ttilt + o, TILE_W, lvnf[w], k, MODEL_PASS_TILE))
+        k++;
+      if (k == end)
         list[cur ^ 1][atomic_add (&count[cur ^ 1], 1)] = (short) w;
     }
     barrier (CLK_LOCAL_MEM_FENCE);

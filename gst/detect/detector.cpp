@@ -145,8 +145,12 @@ struct Detector::Impl {
     const size_t tile_bytes = static_cast<size_t> (tw) * th * 4 * (model.has_tilted ? 2 : 1) + 256 * 6 + 16;
     const char *tiles_env = std::getenv ("GPUDETECT_TILES");
     use_tiles = gpu_schedule && !(tiles_env && std::string (tiles_env) == "0") && rows_wg >= 256 && tile_bytes <= std::min<cl_ulong> (dev.info.local_mem, 48 * 1024);
-    if (use_tiles)
+    if (use_tiles) {
       opts += " -D TILE_W=" + std::to_string (tw) + " -D TILE_H=" + std::to_string (th);
+      // Stages per compaction in cascade_tiles (tuning knob, default 1).
+      if (const char *ce = std::getenv ("GPUDETECT_COMPACT_EVERY"); ce && std::atoi (ce) > 0)
+        opts += " -D COMPACT_EVERY=" + std::to_string (std::atoi (ce));
+    }
     std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_types_source +
                          "\n#define SPACE __global\n#define SFX g\n" + kernels::cascade_eval_source +
                          "\n#define SPACE __local\n#define SFX l\n" + kernels::cascade_eval_source + "\n" +
