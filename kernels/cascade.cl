@@ -173,12 +173,14 @@ cascade_tiles (__global const int8 *levels, __global const int *tile_map, __glob
   /* The integral tile under these windows (zeros past the level's edge). */
   const int ox = tx * TILE * s, oy = ty * TILE * s;
   const size_t origin = (size_t) (L.s1 + oy) * stride + L.s0 + ox;
-  for (int i = lid; n > 0 && i < TILE_W * TILE_H; i += TILE * TILE) {
-    const int r = i / TILE_W, c = i - r * TILE_W;
+  /* only the part the windows reach: 15 steps plus a window (smaller at step 1) */
+  const int rw = (TILE - 1) * s + WIN_W + 1, rh = (TILE - 1) * s + WIN_H + 1;
+  for (int i = lid; n > 0 && i < rw * rh; i += TILE * TILE) {
+    const int r = i / rw, c = i - r * rw;
     const int inside = ox + c <= L.s2 && oy + r <= L.s3;
-    tsum[i] = inside ? sum[origin + (size_t) r * stride + c] : 0u;
+    tsum[r * TILE_W + c] = inside ? sum[origin + (size_t) r * stride + c] : 0u;
 #ifdef HAVE_TILTED
-    ttilt[i] = inside ? tilted[origin + (size_t) r * stride + c] : 0u;
+    ttilt[r * TILE_W + c] = inside ? tilted[origin + (size_t) r * stride + c] : 0u;
 #endif
   }
   barrier (CLK_LOCAL_MEM_FENCE);
