@@ -6,12 +6,18 @@
 //   gpudetect-bench --model NAME [--device SEL] [--frames 200] [--warmup 20]
 //                   [--scale-factor 1.1] [--min-neighbors 3] [--min-size 24]
 //                   [--no-opencv] [--opencv-frames N] [--json FILE] [--dump FILE] FRAME.pgm...
+//   gpudetect-bench --parity --model NAME [--min-f1 X] [--min-iou X] IMAGE.pgm...
 //
 // Frames are binary PGM (P5) files; `gpudetect-make-frames` writes the standard
 // set.  Medians and p95 are over --frames frames after --warmup frames.
+// --parity instead compares each image's boxes and raw windows with OpenCV's
+// CascadeClassifier (CPU), as gpudetect-parity does, for hosts without
+// OpenCV's image codecs; exits 1 when a threshold is not met.
 #include "detector.h"
 
 #ifdef HAVE_OPENCV
+#include "compare.h"
+
 #include <opencv2/core/ocl.hpp>
 #include <opencv2/core/utility.hpp>
 #include <opencv2/objdetect.hpp>
@@ -80,7 +86,8 @@ int main (int argc, char **argv) {
   cfg.min_size = {24, 24};
   cfg.profile = true;
   int frames = 200, warmup = 20, opencv_frames = -1;
-  bool use_opencv = true;
+  bool use_opencv = true, parity = false;
+  double min_f1 = 0, min_iou = 0;
   std::string json_path, dump_path;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; i++) {
@@ -103,10 +110,14 @@ int main (int argc, char **argv) {
     else if (a == "--opencv-frames") opencv_frames = std::atoi (next ().c_str ());
     else if (a == "--json") json_path = next ();
     else if (a == "--dump") dump_path = next ();
+    else if (a == "--parity") parity = true;
+    else if (a == "--min-f1") min_f1 = std::atof (next ().c_str ());
+    else if (a == "--min-iou") min_iou = std::atof (next ().c_str ());
     else if (a == "-h" || a == "--help") {
       std::printf ("usage: %s --model NAME [--device SEL] [--frames N] [--warmup N] [--scale-factor F]\n"
                    "       [--min-neighbors N] [--min-size S] [--no-opencv] [--opencv-frames N] [--json FILE]\n"
-                   "       [--dump FILE] FRAME.pgm...\n", argv[0]);
+                   "       [--dump FILE] FRAME.pgm...\n"
+                   "       %s --parity --model NAME [--min-f1 X] [--min-iou X] IMAGE.pgm...\n", argv[0], argv[0]);
       return 0;
     } else paths.push_back (a);
   }
@@ -116,6 +127,12 @@ int main (int argc, char **argv) {
   }
   if (opencv_frames < 0)
     opencv_frames = frames;
+#ifndef HAVE_OPENCV
+  if (parity) {
+    std::fprintf (stderr, "--parity needs a build with OpenCV\n");
+    return 2;
+  }
+#endif
   std::string err;
   auto t_create = Clock::now ();
   std::unique_ptr<Detector> det = Detector::create (cfg, &err);
@@ -130,6 +147,50 @@ int main (int argc, char **argv) {
                det->model ().stages.size (), det->model ().window_width, det->model ().window_height, create_ms,
                det->built_from_cache () ? "from cache" : "built");
 
+#ifdef HAVE_OPENCV
+  if (use_opencv && cv::ocl::haveOpenCL ()) {
+    cv::ocl::setUseOpenCL (true);
+    const cv::ocl::Device &d = cv::ocl::Device::getDefault ();
+    std::printf ("OpenCV UMat device: %s\n", d.available () ? d.name ().c_str () : "none (UMat runs on the CPU)");
+    cv::ocl::setUseOpenCL (false);
+  } else if (use_opencv) {
+    std::printf ("OpenCV UMat device: none (no OpenCL in OpenCV; UMat runs on the CPU)\n");
+  }
+  if (parity) {
+    cv::CascadeClassifier cc;
+    if (!cc.load (det->model ().path)) {
+      std::fprintf (stderr, "OpenCV cannot load %s\n", det->model ().path.c_str ());
+      return 2;
+    }
+    compare::Totals total;
+    std::printf ("%-28s %6s %6s %4s %4s %4s %7s %8s %8s %8s\n", "image", "ours", "ocv", "tp", "fp", "fn", "meanIoU",
+                 "raw_ours", "raw_ocv", "jaccard");
+    for (const std::string &path : paths) {
+      Image img;
+      if (!read_pgm (path, &img)) {
+        std::fprintf (stderr, "cannot read %s (binary PGM expected)\n", path.c_str ());
+        return 2;
+      }
+      Frame f{img.pixels.data (), img.width, img.height, img.width, PixelFormat::Gray8};
+      FrameResult res;
+      if (std::string e = det->detect (f, &res); !e.empty ()) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+        return 2;
+      }
+      cv::Mat m (img.height, img.width, CV_8U, img.pixels.data ());
+      std::vector<cv::Rect> grouped, raw;
+      const cv::Size mins (cfg.min_size.width, cfg.min_size.height);
+      cc.detectMultiScale (m, grouped, cfg.scale_factor, cfg.min_neighbors, 0, mins);
+      cc.detectMultiScale (m, raw, cfg.scale_factor, 0, 0, mins);
+      compare::Totals t = compare::add_image (res, grouped, raw, img.width, img.height, &total);
+      std::printf ("%-28s %6zu %6zu %4d %4d %4d %7.3f %8zu %8zu %8.4f%s\n", img.name.c_str (), res.objects.size (),
+                   grouped.size (), t.tp, t.fp, t.fn, t.mean_iou (), res.hits.size (), raw.size (), t.jaccard (),
+                   res.truncated ? " (hits truncated)" : "");
+    }
+    total.print ();
+    return total.f1 () >= min_f1 && total.mean_iou () >= min_iou ? 0 : 1;
+  }
+#endif
   std::FILE *json = json_path.empty () ? nullptr : std::fopen (json_path.c_str (), "w");
   std::FILE *dump = dump_path.empty () ? nullptr : std::fopen (dump_path.c_str (), "w");
   if (json)

@@ -72,11 +72,23 @@ int main (int argc, char **argv)
     return 2;
   }
   GError *err = NULL;
-  GstElement *pipe = gst_parse_launchv ((const gchar **) argv + first, &err);
-  if (!pipe) {
+  /* Strict: a missing element or an unlinkable pad is an error, not a
+   * pipeline that runs with a piece missing. */
+  GstParseContext *ctx = gst_parse_context_new ();
+  GstElement *pipe = gst_parse_launchv_full ((const gchar **) argv + first, ctx, GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  if (!pipe || err) {
+    gchar **missing = gst_parse_context_get_missing_elements (ctx);
     fprintf (stderr, "cannot build pipeline: %s\n", err ? err->message : "unknown error");
+    for (gchar **m = missing; m && *m; m++)
+      fprintf (stderr, "  element not found: %s\n", *m);
+    g_strfreev (missing);
+    gst_parse_context_free (ctx);
+    g_clear_error (&err);
+    if (pipe)
+      gst_object_unref (pipe);
     return 2;
   }
+  gst_parse_context_free (ctx);
   if (fps) {
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
     if (!sink) {

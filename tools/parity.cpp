@@ -8,6 +8,7 @@
 // Each image is read as 8-bit grey (cv::IMREAD_GRAYSCALE); both detectors see
 // that buffer.  Prints per-image and total figures; exits 1 when a threshold
 // is not met, 2 on errors.  --write-gray stores the grey inputs as PNG.
+#include "compare.h"
 #include "detector.h"
 
 #include <opencv2/imgcodecs.hpp>
@@ -18,50 +19,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 using namespace gpudetect;
 
 namespace {
-
-struct Match {
-  int tp = 0, fp = 0, fn = 0;
-  double iou_sum = 0;
-};
-
-// Greedy one-to-one matching by IoU (>= 0.5).
-Match match (const std::vector<Rect> &ours, const std::vector<Rect> &ref) {
-  Match m;
-  std::vector<bool> used (ref.size (), false);
-  for (const Rect &a : ours) {
-    int best = -1;
-    double bi = 0.5;
-    for (size_t j = 0; j < ref.size (); j++)
-      if (!used[j] && iou (a, ref[j]) >= bi) {
-        bi = iou (a, ref[j]);
-        best = static_cast<int> (j);
-      }
-    if (best >= 0) {
-      used[best] = true;
-      m.tp++;
-      m.iou_sum += bi;
-    } else {
-      m.fp++;
-    }
-  }
-  m.fn = static_cast<int> (std::count (used.begin (), used.end (), false));
-  return m;
-}
-
-std::vector<Rect> from_cv (const std::vector<cv::Rect> &v) {
-  std::vector<Rect> r;
-  for (const cv::Rect &c : v)
-    r.push_back ({c.x, c.y, c.width, c.height});
-  return r;
-}
 
 std::string basename (const std::string &p) {
   size_t s = p.find_last_of ('/');
@@ -123,8 +86,7 @@ int main (int argc, char **argv) {
   std::printf ("model %s\ndevice %s\n", det->model ().path.c_str (), det->device ().describe ().c_str ());
   std::printf ("%-28s %6s %6s %4s %4s %4s %7s %8s %8s %8s\n", "image", "ours", "ocv", "tp", "fp", "fn", "meanIoU",
                "raw_ours", "raw_ocv", "jaccard");
-  Match total;
-  long raw_inter = 0, raw_union = 0;
+  compare::Totals total;
   for (const std::string &path : images) {
     cv::Mat g = cv::imread (path, cv::IMREAD_GRAYSCALE);
     if (g.empty ()) {
@@ -150,44 +112,13 @@ int main (int argc, char **argv) {
     cv::Size mins (cfg.min_size.width, cfg.min_size.height);
     ocv.detectMultiScale (g, ocv_grouped, cfg.scale_factor, cfg.min_neighbors, 0, mins);
     ocv.detectMultiScale (g, ocv_raw, cfg.scale_factor, 0, 0, mins);
-    std::vector<Rect> ours;
-    for (const Detection &d : res.objects)
-      ours.push_back (d.rect);
-    Match m = match (ours, from_cv (ocv_grouped));
-    total.tp += m.tp, total.fp += m.fp, total.fn += m.fn, total.iou_sum += m.iou_sum;
-    // Raw hits compared as (x, y, w, h): each level has its own window size.
-    std::set<std::tuple<int, int, int, int>> a, b;
-    for (const RawHit &h : res.hits) {
-      Rect r = clip_rect (h.rect, g.cols, g.rows); // OpenCV reports raw windows clipped too
-      a.insert ({r.x, r.y, r.width, r.height});
-    }
-    for (const cv::Rect &r : ocv_raw)
-      b.insert ({r.x, r.y, r.width, r.height});
-    int inter = 0;
-    for (const auto &t : a)
-      inter += b.count (t) ? 1 : 0;
-    int uni = static_cast<int> (a.size () + b.size ()) - inter;
-    if (verbose)
-      for (const auto &t : a)
-        if (!b.count (t) || !a.count (t))
-          std::printf ("  only ours: %d %d %d %d\n", std::get<0> (t), std::get<1> (t), std::get<2> (t), std::get<3> (t));
-    if (verbose)
-      for (const auto &t : b)
-        if (!a.count (t))
-          std::printf ("  only OpenCV: %d %d %d %d\n", std::get<0> (t), std::get<1> (t), std::get<2> (t), std::get<3> (t));
-    raw_inter += inter, raw_union += uni;
-    std::printf ("%-28s %6zu %6zu %4d %4d %4d %7.3f %8zu %8zu %8.4f%s\n", basename (path).c_str (), ours.size (),
-                 ocv_grouped.size (), m.tp, m.fp, m.fn, m.tp ? m.iou_sum / m.tp : 1.0, a.size (), b.size (),
-                 uni ? static_cast<double> (inter) / uni : 1.0, res.truncated ? " (hits truncated)" : "");
+    compare::Totals m = compare::add_image (res, ocv_grouped, ocv_raw, g.cols, g.rows, &total, verbose);
+    std::printf ("%-28s %6zu %6zu %4d %4d %4d %7.3f %8zu %8zu %8.4f%s\n", basename (path).c_str (), res.objects.size (),
+                 ocv_grouped.size (), m.tp, m.fp, m.fn, m.mean_iou (), res.hits.size (), ocv_raw.size (),
+                 m.jaccard (), res.truncated ? " (hits truncated)" : "");
   }
-  double precision = total.tp + total.fp ? static_cast<double> (total.tp) / (total.tp + total.fp) : 1.0;
-  double recall = total.tp + total.fn ? static_cast<double> (total.tp) / (total.tp + total.fn) : 1.0;
-  double f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0.0;
-  double mean_iou = total.tp ? total.iou_sum / total.tp : 1.0;
-  double jaccard = raw_union ? static_cast<double> (raw_inter) / raw_union : 1.0;
-  std::printf ("TOTAL images=%zu tp=%d fp=%d fn=%d precision=%.4f recall=%.4f F1=%.4f meanIoU=%.4f "
-               "raw_jaccard=%.4f\n",
-               images.size (), total.tp, total.fp, total.fn, precision, recall, f1, mean_iou, jaccard);
+  total.print ();
+  const double f1 = total.f1 (), mean_iou = total.mean_iou (), jaccard = total.jaccard ();
   bool ok = f1 >= min_f1 && mean_iou >= min_iou && jaccard >= min_jaccard;
   if (!ok)
     std::printf ("FAIL: F1 %.4f (min %.4f), mean IoU %.4f (min %.4f), raw Jaccard %.4f (min %.4f)\n", f1, min_f1,
