@@ -2,16 +2,23 @@
  * of every pyramid level, with two schedules that give the same answers:
  *
  * GPU schedule (many lanes):
- *   cascade_first  stage 0 over every window, one code per window;
- *   cascade_tiles  one work-group per 16x16 windows of a level: the windows
- *                  OpenCV would evaluate (stage-0 pass, skip rule), their
- *                  integral tile in local memory, then stage after stage with
- *                  the survivors compacted in local memory; hits appended.
+ *   cascade_first  one work-group per segment of window rows of a level:
+ *                  stage 0 over every window, then OpenCV's skip rule (the
+ *                  window after a stage-0 rejection is not evaluated) by a
+ *                  parallel max-scan, and the windows OpenCV evaluates that
+ *                  pass stage 0 appended, in order, to one list;
+ *   cascade_list   persistent work-groups take chunks of that list and run
+ *                  the later stages, compacting the survivors in local
+ *                  memory after every stage; when few windows remain, several
+ *                  lanes share each window's trees in the stages after the
+ *                  generated ones (with fp64 only, where the sum is exact in
+ *                  any order).  Windows passing every stage are hits.
  * CPU schedule (few cores): cascade_rows, one work-item per row of windows,
  *   OpenCV's own loop (every stage, skip after a stage-0 rejection).
  *
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
- * hits[0] counts hits, hits[1 + i] holds window indices.
+ * hits[0] counts hits, hits[1 + i] holds window indices; counters[0] counts
+ * the list, counters[1] hands out its chunks.
  */
 
 #define CODE_REJECT0 0 /* evaluated, rejected by stage 0: OpenCV skips the next window */
@@ -20,12 +27,17 @@
 
 #define MODEL_ARGS                                                                                 \
   __global const stage_t *stages, int nstages, __global const tree_t *trees,                      \
-      __global const node_t *nodes, __global const float *leaves, __global const feature_t *features, \
-      __global const int *fofs, __global const uint *subsets
+      __global const node_t *nodes, __global const stump_t *stumps, __global const float *leaves,   \
+      __global const feature_t *features, __global const int *fofs, __global const uint *subsets
 /* fofs: feature offsets for the packed integrals' stride (global reads) */
-#define MODEL_PASS stages, trees, nodes, leaves, features, fofs, subsets
-/* tiles read local memory with on-the-fly offsets */
-#define MODEL_PASS_TILE stages, trees, nodes, leaves, features, (__global const int *) 0, subsets
+#define MODEL_PASS stages, trees, nodes, stumps, leaves, features, fofs, subsets
+
+/* Stage si of the window at sum/tilted: the generated code (SPEC_STAGES,
+ * spec_stage_passes: the model written in as constants) for the first
+ * stages, the data-driven evaluation for the rest.  s: the planes' stride. */
+#define STAGE_PASSES(si, sum, tilted, s, vnf)                                                              \
+  ((si) < SPEC_STAGES ? spec_stage_passes ((si), (sum), (tilted), (s), (vnf))                              \
+                      : stage_passes ((sum), (tilted), (s), (vnf), (si), MODEL_PASS))
 
 /* OpenCV HaarEvaluator::setWindow: variance over the window inset by one
  * pixel; flat windows (area / sqrt(nf) >= 0.1) are refused. */
@@ -78,207 +90,166 @@ inline int locate (__global const int8 *levels, int nlevels, int gid, int *ix, i
   return lo;
 }
 
-__kernel void
-cascade_first (__global const int8 *levels, int nlevels, int nwindows, __global const uint *sum,
+#define WGF 256
+/* segs: one int2 per work-group: (level | nrows << 10, first row).  The
+ * segment's windows are numbered p = row * nx + x; those OpenCV evaluates
+ * follow from the last window before p in the same row that stage 0 did not
+ * reject (a): p is evaluated iff p - a - 1 is even. */
+__kernel __attribute__ ((reqd_work_group_size (WGF, 1, 1))) void
+cascade_first (__global const int8 *levels, __global const int2 *segs, __global const uint *sum,
                __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
-               __global uchar *codes)
+               __global uint *list, __global uint *counters)
 {
-  const int gid = get_global_id (0);
-  if (gid >= nwindows)
-    return;
-  int ix, iy;
-  const int8 L = levels[locate (levels, nlevels, gid, &ix, &iy)];
-  const size_t ofs = (size_t) (L.s1 + iy * L.s6) * stride + L.s0 + ix * L.s6;
-  float vnf;
-  if (!window_norm (sum + ofs, sqsum + ofs, stride, &vnf)) {
-    codes[gid] = CODE_INVALID;
-    return;
+  __local int smax[WGF];
+  __local int ssum[WGF];
+  __local uint sbase;
+  const int lid = get_local_id (0);
+  const int2 sg = segs[get_group_id (0)];
+  const int8 L = levels[sg.x & 1023];
+  const int nrows = sg.x >> 10, y0 = sg.y;
+  const int nx = L.s4, s = L.s6;
+  const int total = nrows * nx;
+  int carry = -1; /* last non-rejected window of the chunks before */
+  for (int c0 = 0; c0 < total; c0 += WGF) {
+    const int p = c0 + lid;
+    const int valid = p < total;
+    const int r = valid ? p / nx : 0, x = valid ? p - r * nx : 0;
+    int code = CODE_REJECT0;
+    if (valid) {
+      const size_t ofs = (size_t) (L.s1 + (y0 + r) * s) * stride + L.s0 + x * s;
+      float vnf;
+      if (!window_norm (sum + ofs, sqsum + ofs, stride, &vnf))
+        code = CODE_INVALID;
+      else
+        code = STAGE_PASSES (0, sum + ofs, tilted + ofs, stride, vnf) ? CODE_PASS0 : CODE_REJECT0;
+    }
+    /* inclusive max-scan of the non-rejected positions */
+    smax[lid] = valid && code != CODE_REJECT0 ? p : -1;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < WGF; off <<= 1) {
+      const int v = lid >= off ? smax[lid - off] : -1;
+      barrier (CLK_LOCAL_MEM_FENCE);
+      smax[lid] = max (smax[lid], v);
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+    const int before = max (max (p - x - 1, carry), lid > 0 ? smax[lid - 1] : -1);
+    const int keep = valid && code == CODE_PASS0 && !((p - before - 1) & 1);
+    /* inclusive sum-scan of the kept windows: their order in the list */
+    ssum[lid] = keep;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < WGF; off <<= 1) {
+      const int v = lid >= off ? ssum[lid - off] : 0;
+      barrier (CLK_LOCAL_MEM_FENCE);
+      ssum[lid] += v;
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == WGF - 1)
+      sbase = ssum[WGF - 1] ? atomic_add (&counters[0], (uint) ssum[WGF - 1]) : 0u;
+    carry = max (carry, smax[WGF - 1]);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (keep)
+      list[sbase + ssum[lid] - 1] = (uint) (L.s7 + (y0 + r) * nx + x);
+    barrier (CLK_LOCAL_MEM_FENCE);
   }
-  codes[gid] = stage_passes_g (sum + ofs, tilted + ofs, stride, vnf, 0, MODEL_PASS) ? CODE_PASS0 : CODE_REJECT0;
 }
 
-#if defined(TILE_W) && defined(TILE_H)
-#define TILE 16
-#ifndef COMPACT_EVERY
-#define COMPACT_EVERY 1
+#ifndef LIST_CHUNK
+#define LIST_CHUNK 1024
 #endif
-/* tile_map: level | tx << 10 | ty << 21, one entry per work-group. */
-/* Stages [1, deep_from) run here; windows surviving them are hits when
- * deep_from == nstages, else they go to `deep` for cascade_deep. */
-__kernel __attribute__ ((reqd_work_group_size (TILE * TILE, 1, 1))) void
-cascade_tiles (__global const int8 *levels, __global const int *tile_map, __global const uint *sum,
-               __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
-               __global const uchar *codes, int deep_from, __global uint *deep, __global uint *counters,
-               __global uint *hits, uint hit_capacity)
+#define WGL 256
+/* The stages after stage 0 over the list, LIST_CHUNK windows at a time per
+ * work-group.  All windows of a work-group are at the same stage, so model
+ * reads are uniform; survivors are compacted after every stage.  G lanes
+ * share a window's trees once n * G fits the work-group (G a power of two,
+ * at most 32 and the stage's tree count); with G = 1 each lane sums its
+ * window's trees in order, as OpenCV does. */
+__kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
+cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum, __global const uint *sqsum,
+              __global const uint *tilted, int stride, MODEL_ARGS, __global const uint *list,
+              __global uint *counters, __global uint *hits, uint hit_capacity)
 {
-  __local uint tsum[TILE_W * TILE_H];
-#ifdef HAVE_TILTED
-  __local uint ttilt[TILE_W * TILE_H];
-#else
-#define ttilt tsum
+  __local uint lofs[LIST_CHUNK];
+#ifdef FEATURE_HAAR
+  __local float lvnf[LIST_CHUNK];
 #endif
-  __local short list[2][TILE * TILE];
-  __local float lvnf[TILE * TILE];
-  __local int count[2];
-
+  __local ushort q[2][LIST_CHUNK];
+  __local int cnt[2];
+  __local uint lbase;
+  __local acc_t part[WGL];
   const int lid = get_local_id (0);
-  const int m = tile_map[get_group_id (0)];
-  const int8 L = levels[m & 1023];
-  const int tx = (m >> 10) & 2047, ty = (m >> 21) & 2047;
-  const int s = L.s6;
-  const int wx = lid % TILE, wy = lid / TILE;
-  const int ix = tx * TILE + wx, iy = ty * TILE + wy;
-
-  __local uchar evaluated[TILE * TILE];
-  if (lid == 0)
-    count[0] = 0;
-  /* Which windows of each tile row OpenCV evaluates: one lane per row finds
-   * the run of stage-0 rejections ending at the tile's left edge (a window is
-   * evaluated iff that run has even length), then follows the row, a
-   * stage-0 rejection making it skip the next window. */
-  if (lid < TILE) {
-    const int row = ty * TILE + lid, x0 = tx * TILE;
-    if (row < L.s5) {
-      __global const uchar *rc = codes + L.s7 + row * L.s4;
-      int run = 0;
-      while (run < x0 && rc[x0 - run - 1] == CODE_REJECT0)
-        run++;
-      int e = !(run & 1);
-      for (int k = 0; k < TILE; k++) {
-        const int x = x0 + k;
-        const uchar code = x < L.s4 ? rc[x] : CODE_INVALID;
-        evaluated[lid * TILE + k] = (uchar) e;
-        e = !(e && code == CODE_REJECT0);
-      }
-    }
-  }
-  barrier (CLK_LOCAL_MEM_FENCE);
-  /* The windows OpenCV evaluates and that pass stage 0 go on. */
-  if (ix < L.s4 && iy < L.s5) {
-    const int gid = L.s7 + iy * L.s4 + ix;
-    if (codes[gid] == CODE_PASS0 && evaluated[lid]) {
-      const size_t ofs = (size_t) (L.s1 + iy * s) * stride + L.s0 + ix * s;
+  const uint ntotal = counters[0];
+  for (;;) {
+    if (lid == 0)
+      lbase = atomic_add (&counters[1], (uint) LIST_CHUNK);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    const uint base = lbase;
+    if (base >= ntotal)
+      break;
+    int n = (int) min ((uint) LIST_CHUNK, ntotal - base);
+    for (int i = lid; i < n; i += WGL) {
+      int ix, iy;
+      const int8 L = levels[locate (levels, nlevels, (int) list[base + i], &ix, &iy)];
+      const uint ofs = (uint) ((L.s1 + iy * L.s6) * stride + L.s0 + ix * L.s6);
+      lofs[i] = ofs;
+#ifdef FEATURE_HAAR
       float vnf;
       window_norm (sum + ofs, sqsum + ofs, stride, &vnf);
-      lvnf[lid] = vnf;
-      list[0][atomic_add (&count[0], 1)] = (short) lid;
-    }
-  }
-  barrier (CLK_LOCAL_MEM_FENCE);
-  int n = count[0];
-  /* No early return here: every work-item reaches every barrier, even in tiles
-   * without live windows (some implementations mishandle a return before a
-   * barrier, uniform or not). */
-
-  /* The integral tile under these windows (zeros past the level's edge). */
-  const int ox = tx * TILE * s, oy = ty * TILE * s;
-  const size_t origin = (size_t) (L.s1 + oy) * stride + L.s0 + ox;
-  /* only the part the windows reach: 15 steps plus a window (smaller at step 1) */
-  const int rw = (TILE - 1) * s + WIN_W + 1, rh = (TILE - 1) * s + WIN_H + 1;
-  for (int i = lid; n > 0 && i < rw * rh; i += TILE * TILE) {
-    const int r = i / rw, c = i - r * rw;
-    const int inside = ox + c <= L.s2 && oy + r <= L.s3;
-    tsum[r * TILE_W + c] = inside ? sum[origin + (size_t) r * stride + c] : 0u;
-#ifdef HAVE_TILTED
-    ttilt[r * TILE_W + c] = inside ? tilted[origin + (size_t) r * stride + c] : 0u;
+      lvnf[i] = vnf;
 #endif
-  }
-  barrier (CLK_LOCAL_MEM_FENCE);
-
-  /* Stages in groups of COMPACT_EVERY: each lane takes a live window through
-   * a group (stopping at its first failing stage), then the survivors are
-   * compacted so that the next group starts on dense lanes. */
-  int cur = 0;
-  for (int si = 1; si < deep_from && n > 0; si += COMPACT_EVERY) {
-    if (lid == 0)
-      count[cur ^ 1] = 0;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (lid < n) {
-      const int w = list[cur][lid];
-      const int o = (w / TILE) * s * TILE_W + (w % TILE) * s;
-      const int end = min (si + COMPACT_EVERY, deep_from);
-      int k = si;
-      while (k < end && stage_passes_l (tsum + o, ttilt + o, TILE_W, lvnf[w], k, MODEL_PASS_TILE))
-        k++;
-      if (k == end)
-        list[cur ^ 1][atomic_add (&count[cur ^ 1], 1)] = (short) w;
+      q[0][i] = (ushort) i;
     }
+    int cur = 0;
     barrier (CLK_LOCAL_MEM_FENCE);
-    n = count[cur ^ 1];
-    cur ^= 1;
-  }
-  if (lid < n) {
-    const int w = list[cur][lid];
-    const uint gid = L.s7 + (ty * TILE + w / TILE) * L.s4 + tx * TILE + w % TILE;
-    if (deep_from < nstages) {
-      deep[atomic_inc (&counters[0])] = gid;
-    } else {
-      const uint slot = atomic_inc (&hits[0]);
-      if (slot < hit_capacity)
-        hits[1 + slot] = gid;
-    }
-  }
-}
-#endif
-
-#define DEEP_LANES 32
-#define DEEP_WINDOWS 8
-/* The long stages, for the few windows that reach them: 32 lanes per window,
- * 8 windows per work-group (grid-stride over the list); the lanes share each
- * stage's trees and a local reduction sums them.  With fp64 the sum of float
- * leaves is exact in any order, so the answer is OpenCV's sequential one. */
-__kernel __attribute__ ((reqd_work_group_size (DEEP_LANES * DEEP_WINDOWS, 1, 1))) void
-cascade_deep (__global const int8 *levels, int nlevels, __global const uint *sum, __global const uint *sqsum,
-              __global const uint *tilted, int stride, MODEL_ARGS, int deep_from, __global const uint *deep,
-              __global const uint *counters, __global uint *hits, uint hit_capacity)
-{
-  __local acc_t part[DEEP_LANES * DEEP_WINDOWS];
-  __local int alive[DEEP_WINDOWS];
-  const int lid = get_local_id (0);
-  const int lane = lid % DEEP_LANES, slot = lid / DEEP_LANES;
-  const uint n = counters[0];
-  for (uint base = get_group_id (0) * DEEP_WINDOWS; base < n; base += get_num_groups (0) * DEEP_WINDOWS) {
-    const uint c = base + slot;
-    int gid = 0;
-    size_t ofs = 0;
-    float vnf = 1.0f;
-    if (c < n) {
-      gid = deep[c];
-      int ix, iy;
-      const int8 L = levels[locate (levels, nlevels, gid, &ix, &iy)];
-      ofs = (size_t) (L.s1 + iy * L.s6) * stride + L.s0 + ix * L.s6;
-      window_norm (sum + ofs, sqsum + ofs, stride, &vnf);
-    }
-    if (lane == 0)
-      alive[slot] = c < n;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    /* no break out of a loop with barriers: the loop condition ends it */
-    int any = 1;
-    for (int si = deep_from; si < nstages && any; si++) {
+    for (int si = 1; si < nstages && n > 0; si++) {
       const stage_t st = stages[si];
-      acc_t acc = 0;
-      if (alive[slot])
-        for (int t = lane; t < st.ntrees; t += DEEP_LANES)
-          acc += (acc_t) tree_value_g (sum + ofs, tilted + ofs, stride, vnf, trees[st.first_tree + t], nodes, leaves,
-                                       features, fofs, subsets);
-      part[lid] = acc;
+      if (lid == 0)
+        cnt[cur ^ 1] = 0;
       barrier (CLK_LOCAL_MEM_FENCE);
-      for (int off = DEEP_LANES / 2; off > 0; off >>= 1) {
-        if (lane < off)
-          part[lid] += part[lid + off];
+      int G = 1;
+#ifdef HAVE_FP64
+      if (si >= SPEC_STAGES)
+        while (G < 32 && G < st.ntrees && n * G * 2 <= WGL)
+          G <<= 1;
+#endif
+      const int per_pass = WGL / G, sub = lid % G;
+      for (int i0 = 0; i0 < n; i0 += per_pass) {
+        const int i = i0 + lid / G;
+        acc_t acc = 0;
+        int w = 0, pass = 0;
+        if (i < n) {
+          w = q[cur][i];
+#ifdef FEATURE_HAAR
+          const float vnf = lvnf[w];
+#else
+          const float vnf = 1.0f;
+#endif
+          if (G == 1)
+            pass = STAGE_PASSES (si, sum + lofs[w], tilted + lofs[w], stride, vnf);
+          else
+            for (int t = sub; t < st.ntrees; t += G)
+              acc += (acc_t) tree_value (sum + lofs[w], tilted + lofs[w], stride, vnf, st.first_tree + t, trees,
+                                         nodes, stumps, leaves, features, fofs, subsets);
+        }
+        part[lid] = acc;
+        barrier (CLK_LOCAL_MEM_FENCE);
+        for (int off = G >> 1; off > 0; off >>= 1) {
+          if (sub < off)
+            part[lid] += part[lid + off];
+          barrier (CLK_LOCAL_MEM_FENCE);
+        }
+        if (G > 1)
+          pass = !(part[lid] < (acc_t) st.threshold);
+        if (i < n && sub == 0 && pass)
+          q[cur ^ 1][atomic_inc (&cnt[cur ^ 1])] = (ushort) w;
         barrier (CLK_LOCAL_MEM_FENCE);
       }
-      if (lane == 0 && alive[slot] && part[lid] < (acc_t) st.threshold)
-        alive[slot] = 0;
-      barrier (CLK_LOCAL_MEM_FENCE);
-      any = 0;
-      for (int j = 0; j < DEEP_WINDOWS; j++)
-        any |= alive[j];
+      n = cnt[cur ^ 1]; /* n > 0: the last pass ended with a barrier */
+      cur ^= 1;
     }
-    if (lane == 0 && alive[slot]) {
+    for (int i = lid; i < n; i += WGL) {
       const uint h = atomic_inc (&hits[0]);
       if (h < hit_capacity)
-        hits[1 + h] = gid;
+        hits[1 + h] = list[base + q[cur][i]];
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }
@@ -307,13 +278,13 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
     float vnf;
     if (!window_norm (sum + ofs, sqsum + ofs, stride, &vnf))
       continue;
-    if (!stage_passes_g (sum + ofs, tilted + ofs, stride, vnf, 0, MODEL_PASS)) {
+    if (!STAGE_PASSES (0, sum + ofs, tilted + ofs, stride, vnf)) {
       skip = 1;
       continue;
     }
     int si = 1;
     for (; si < nstages; si++)
-      if (!stage_passes_g (sum + ofs, tilted + ofs, stride, vnf, si, MODEL_PASS))
+      if (!STAGE_PASSES (si, sum + ofs, tilted + ofs, stride, vnf))
         break;
     if (si == nstages) {
       const uint slot = atomic_inc (&hits[0]);

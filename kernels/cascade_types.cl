@@ -1,7 +1,8 @@
 /* Shared declarations of the cascade kernels (see cascade.cl).
  * Build options: -D FEATURE_HAAR | -D FEATURE_LBP, -D MAX_NODES=<max nodes per
  * tree> (1: stumps), -D WIN_W, -D WIN_H, [-D HAVE_FP64], [-D HAVE_TILTED],
- * [-D TILE_W, -D TILE_H: integral tile of cascade_tiles, in elements]. */
+ * [-D LIST_CHUNK: windows per work-group step of cascade_list], [-D USE_FOFS:
+ * precomputed feature offsets]. */
 #pragma OPENCL FP_CONTRACT OFF
 
 #ifdef HAVE_FP64
@@ -30,6 +31,11 @@ typedef struct {
   int left, right, feature;
   float threshold;
 } node_t;
+
+typedef struct {
+  int feature;
+  float threshold, left, right; /* node threshold, leaf values */
+} stump_t;
 
 #ifdef FEATURE_HAAR
 typedef struct {

@@ -197,8 +197,8 @@ int main (int argc, char **argv) {
     std::fprintf (json, "{\"device\": \"%s\", \"model\": \"%s\", \"results\": [\n",
                   det->device ().describe ().c_str (), det->model ().path.c_str ());
 
-  std::printf ("\n%-26s %9s %5s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s %4s %5s %9s %9s %9s\n", "frame", "size",
-               "objs", "upload", "pyramid", "tilted", "integr", "first", "rest", "deep", "readbk", "device",
+  std::printf ("\n%-26s %9s %5s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s %4s %5s %9s %9s %9s\n", "frame", "size",
+               "objs", "upload", "pyramid", "tilted", "integr", "first", "later", "readbk", "device",
                "e2e_med", "e2e_p95", "lnch", "syncs", "pipelined", "ocv_cpu", "ocv_umat");
   bool first_json = true;
   for (const std::string &path : paths) {
@@ -214,7 +214,7 @@ int main (int argc, char **argv) {
     f.stride = img.width;
 
     // Latency: one frame at a time, submit to grouped result.
-    std::vector<double> e2e, dev_total, up, pyr, tilt, integ, first, rest, deep, rd;
+    std::vector<double> e2e, dev_total, up, pyr, tilt, integ, first, rest, rd;
     FrameResult res;
     int launches = 0;
     uint64_t syncs0 = 0;
@@ -233,7 +233,7 @@ int main (int argc, char **argv) {
       const StageTimes &t = res.times;
       dev_total.push_back (t.total_device / 1000), up.push_back (t.upload / 1000), pyr.push_back (t.pyramid / 1000);
       tilt.push_back (t.tilted / 1000), integ.push_back (t.integral / 1000), first.push_back (t.first / 1000);
-      rest.push_back (t.rest / 1000), deep.push_back (t.deep / 1000), rd.push_back (t.readback / 1000);
+      rest.push_back (t.rest / 1000), rd.push_back (t.readback / 1000);
       launches = t.launches;
     }
     const double syncs = static_cast<double> (det->host_syncs () - syncs0) / frames;
@@ -307,29 +307,30 @@ int main (int argc, char **argv) {
     Stats se = stats (e2e);
     char size[32];
     std::snprintf (size, sizeof size, "%dx%d", img.width, img.height);
-    std::printf ("%-26s %9s %5zu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %8.3f %8.3f %4d %5.2f %9.3f "
+    std::printf ("%-26s %9s %5zu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %8.3f %8.3f %4d %5.2f %9.3f "
                  "%9.3f %9.3f\n",
                  img.name.c_str (), size, res.objects.size (), stats (up).median, stats (pyr).median,
                  stats (tilt).median, stats (integ).median, stats (first).median,
-                 stats (rest).median, stats (deep).median, stats (rd).median, stats (dev_total).median, se.median, se.p95, launches, syncs,
+                 stats (rest).median, stats (rd).median, stats (dev_total).median, se.median, se.p95, launches, syncs,
                  pipelined, ocv_cpu, ocv_umat);
     if (json) {
       std::fprintf (json,
                     "%s  {\"frame\": \"%s\", \"width\": %d, \"height\": %d, \"objects\": %zu, \"opencv_objects\": %zu, "
                     "\"frames\": %d, \"upload_ms\": %.4f, \"pyramid_ms\": %.4f, \"tilted_ms\": %.4f, "
-                    "\"integral_ms\": %.4f, \"first_ms\": %.4f, \"rest_ms\": %.4f, \"deep_ms\": %.4f, "
+                    "\"integral_ms\": %.4f, \"first_ms\": %.4f, \"later_ms\": %.4f, "
                     "\"readback_ms\": %.4f, \"device_ms\": %.4f, \"e2e_median_ms\": %.4f, \"e2e_p95_ms\": %.4f, "
                     "\"launches\": %d, \"host_syncs\": %.2f, \"pipelined_ms\": %.4f, \"opencv_cpu_ms\": %.4f, "
                     "\"opencv_umat_ms\": %.4f}",
                     first_json ? "" : ",\n", img.name.c_str (), img.width, img.height, res.objects.size (), ocv_objs,
                     frames, stats (up).median, stats (pyr).median, stats (tilt).median, stats (integ).median,
-                    stats (first).median, stats (rest).median, stats (deep).median, stats (rd).median,
+                    stats (first).median, stats (rest).median, stats (rd).median,
                     stats (dev_total).median, se.median, se.p95, launches, syncs, pipelined, ocv_cpu, ocv_umat);
       first_json = false;
     }
   }
-  std::printf ("\nms; stage columns: median device time of each command (OpenCL profiling events); device: first "
-               "command start to last end;\ne2e: submit to grouped result, one frame at a time; pipelined: per frame "
+  std::printf ("\nms; stage columns: median device time of each command (OpenCL profiling events): first = stage 0 "
+               "and the list of windows passing it (GPU schedule) or the whole cascade (CPU schedule), later = the later "
+               "stages over that list;\ndevice: first command start to last end; e2e: submit to grouped result, one frame at a time; pipelined: per frame "
                "with %d frames in flight; ocv_*: OpenCV CascadeClassifier median, same parameters.\n",
                det->slots ());
   if (json) {

@@ -1,5 +1,6 @@
 #include "detector.h"
 
+#include "codegen.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -24,14 +25,20 @@ struct DevNode {
   cl_int left, right, feature;
   cl_float threshold;
 };
+struct DevStump {
+  cl_int feature;
+  cl_float threshold, left, right;
+};
 struct DevHaarFeature {
   cl_int r[3][4];
   cl_float w[4];
 };
 
-enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kDeep, kRead, kCmdCount };
+enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kRead, kCmdCount };
 
 struct Slot {
+  cl::Mem src;              // the frame on the device (per slot: uploads overlap the frame before)
+  size_t src_size = 0;
   cl::Mem staging;          // pinned, mapped for the life of the slot
   void *staging_ptr = nullptr;
   size_t staging_size = 0;
@@ -66,27 +73,29 @@ struct Detector::Impl {
   cl::Program program;
   bool from_cache = false;
   size_t rows_wg = 256;
-  bool gpu_schedule = true; // many lanes: tiles; else one work-item per row (CPU)
-  bool use_tiles = false;
-  int deep_from = 0; // first stage run by cascade_deep (= stage count: none)
-  cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_tiles, k_deep, k_rows_cascade;
+  bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
+  size_t list_groups = 0;   // persistent work-groups of cascade_list
+  int spec_stages = 0;      // stages evaluated by generated code
+  cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
 
   // model buffers
-  cl::Mem stages, trees, nodes, leaves, features, subsets;
+  cl::Mem stages, trees, nodes, stumps, leaves, features, subsets;
 
   // geometry-dependent device buffers (shared by all slots: one in-order queue)
   std::shared_ptr<const PyramidGeometry> geom;
   int frame_w = 0, frame_h = 0, frame_bpp = 0;
   bool geom_dirty = true;
-  cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, diag_map, colblock_map, tile_map, wrow_map;
-  cl::Mem sum, sqsum, tilted, codes, deep, counters, hits, fofs;
-  int ndiag = 0, ncolblocks = 0, ntiles = 0, nwrows = 0;
+  cl::Mem levels, xtab, ytab, xfirst, yfirst, row_map, diag_map, colblock_map, seg_map, wrow_map;
+  cl::Mem sum, sqsum, tilted, list, counters, hits, fofs;
+  int ndiag = 0, ncolblocks = 0, nsegs = 0, nwrows = 0;
   size_t src_size = 0;
 
   std::vector<Slot> slots;
   uint64_t host_syncs = 0;
 
   ~Impl () {
+    if (dev.upload_queue)
+      clFinish (dev.upload_queue.get ());
     if (dev.queue)
       clFinish (dev.queue.get ());
     for (Slot &s : slots) {
@@ -140,53 +149,46 @@ struct Detector::Impl {
       opts += " -D HAVE_FP64";
     if (model.has_tilted)
       opts += " -D HAVE_TILTED";
-    // The tile of cascade_tiles: 16x16 windows at step 2, in local memory.
-    const int tw = 15 * 2 + model.window_width + 1, th = 15 * 2 + model.window_height + 1;
-    const size_t tile_bytes = static_cast<size_t> (tw) * th * 4 * (model.has_tilted ? 2 : 1) + 256 * 6 + 16;
-    const char *tiles_env = std::getenv ("GPUDETECT_TILES");
-    use_tiles = gpu_schedule && !(tiles_env && std::string (tiles_env) == "0") && rows_wg >= 256 && tile_bytes <= std::min<cl_ulong> (dev.info.local_mem, 48 * 1024);
-    if (use_tiles) {
-      opts += " -D TILE_W=" + std::to_string (tw) + " -D TILE_H=" + std::to_string (th);
-      // Stages per compaction in cascade_tiles (tuning knob, default 1).
-      if (const char *ce = std::getenv ("GPUDETECT_COMPACT_EVERY"); ce && std::atoi (ce) > 0)
-        opts += " -D COMPACT_EVERY=" + std::to_string (std::atoi (ce));
-    }
-    std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_types_source +
-                         "\n#define SPACE __global\n#define SFX g\n" + kernels::cascade_eval_source +
-                         "\n#define SPACE __local\n#define SFX l\n" + kernels::cascade_eval_source + "\n" +
-                         kernels::cascade_source;
+    // Windows per work-group step of cascade_list: its local memory holds an
+    // offset (and for Haar a normalisation factor) and two list entries each.
+    size_t chunk = 512;
+    if (const char *c = std::getenv ("GPUDETECT_LIST_CHUNK"); c && std::atoi (c) >= 256)
+      chunk = static_cast<size_t> (std::atoi (c)); // tuning knob
+    const size_t per_window = (haar ? 8 : 4) + 4, fixed = 256 * 8 + 64;
+    while (chunk > 256 && chunk * per_window + fixed > std::min<cl_ulong> (dev.info.local_mem, 32 * 1024))
+      chunk /= 2;
+    if (gpu_schedule && (rows_wg < 256 || chunk * per_window + fixed > dev.info.local_mem))
+      gpu_schedule = false; // too small for the GPU schedule's work-groups
+    if (!gpu_schedule)
+      opts += " -D USE_FOFS"; // CPU: a load of a precomputed offset costs less than its arithmetic
+    opts += " -D LIST_CHUNK=" + std::to_string (chunk);
+    int groups_per_cu = 8;
+    if (const char *c = std::getenv ("GPUDETECT_LIST_GROUPS"); c && std::atoi (c) > 0)
+      groups_per_cu = std::atoi (c); // tuning knob: persistent work-groups per compute unit
+    list_groups = static_cast<size_t> (std::max<cl_uint> (dev.info.compute_units, 1)) * groups_per_cu;
+    // The first stages as generated code, up to this many trees (tuning knob;
+    // the default, 1, generates stage 0 only: it runs on every window, and
+    // more generated code costs compile time and, in cascade_list, speed).
+    int spec_trees = 1;
+    if (const char *c = std::getenv ("GPUDETECT_SPEC_TREES"); c && std::atoi (c) >= 0)
+      spec_trees = std::atoi (c);
+    const GeneratedStages gen = generate_stages (model, spec_trees);
+    spec_stages = gen.stages;
+    std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_types_source + "\n" +
+                         kernels::cascade_eval_source + "\n" + gen.source + "\n" + kernels::cascade_source;
     uint64_t hash = kernels::pyramid_hash;
     for (uint64_t h : {kernels::cascade_types_hash, kernels::cascade_eval_hash, kernels::cascade_hash})
       hash = cl::fnv1a (&h, sizeof h, hash);
+    hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
     if (cl::Error e = cl::build_program (dev, source, hash, opts, &program, &from_cache))
       return e;
     std::vector<std::pair<cl::Kernel *, const char *>> ks = {
         {&k_rows, gpu_schedule ? "pyramid_rows" : "pyramid_rows_seq"},
         {&k_cols, gpu_schedule ? "integral_cols_blocked" : "integral_cols_rows"},
         {&k_tilt_a, "tilted_anti"}, {&k_tilt_b, "tilted_diag"}};
-    // Later stages go to cascade_deep, lanes sharing a window's trees (exact
-    // only with fp64), once the stages after stage 0 hold 64 trees: by then
-    // survivors are sparse and stages long.  GPUDETECT_DEEP_TREES=N instead
-    // starts at the first stage of >= N trees (0: tiles run every stage).
-    deep_from = static_cast<int> (model.stages.size ());
-    const char *deep_env = std::getenv ("GPUDETECT_DEEP_TREES");
-    const int deep_trees = deep_env ? std::atoi (deep_env) : -1;
-    if (use_tiles && dev.info.fp64 && deep_trees != 0) {
-      int cumulative = 0;
-      for (size_t si = 1; si < model.stages.size (); si++) {
-        const int n = model.stages[si].ntrees;
-        if (deep_trees > 0 ? n >= deep_trees : cumulative >= 64) {
-          deep_from = static_cast<int> (si);
-          break;
-        }
-        cumulative += n;
-      }
-    }
-    if (use_tiles) {
+    if (gpu_schedule) {
       ks.push_back ({&k_first, "cascade_first"});
-      ks.push_back ({&k_tiles, "cascade_tiles"});
-      if (deep_from < static_cast<int> (model.stages.size ()))
-        ks.push_back ({&k_deep, "cascade_deep"});
+      ks.push_back ({&k_list, "cascade_list"});
     } else {
       ks.push_back ({&k_rows_cascade, "cascade_rows"});
     }
@@ -213,6 +215,15 @@ struct Detector::Impl {
     if (cl::Error e = upload_vec (&stages, st)) return e;
     if (cl::Error e = upload_vec (&trees, tr)) return e;
     if (cl::Error e = upload_vec (&nodes, nd)) return e;
+    // Stump models: one record per tree (node threshold and both leaves).
+    std::vector<DevStump> sp;
+    if (model.max_nodes_per_tree == 1)
+      for (const CascadeModel::Tree &t : model.trees) {
+        const CascadeModel::Node &n = model.nodes[t.first_node];
+        sp.push_back ({n.feature, n.threshold, model.leaves[t.first_leaf - n.left],
+                       model.leaves[t.first_leaf - n.right]});
+      }
+    if (cl::Error e = upload_vec (&stumps, sp)) return e;
     if (cl::Error e = upload_vec (&leaves, model.leaves)) return e;
     if (cl::Error e = upload_vec (&subsets, sub)) return e;
     if (model.feature_type == CascadeModel::FeatureType::Haar) {
@@ -239,6 +250,7 @@ struct Detector::Impl {
       return {};
     // Every slot's work must be done before shared buffers are replaced.
     host_syncs++;
+    GPUDETECT_CL_TRY (clFinish (dev.upload_queue.get ()));
     GPUDETECT_CL_TRY (clFinish (dev.queue.get ()));
     auto g = std::make_shared<PyramidGeometry> (plan_pyramid (
         w, h, model.window_width, model.window_height, cfg.scale_factor, cfg.min_size, cfg.max_size));
@@ -250,25 +262,26 @@ struct Detector::Impl {
       for (int k = 0; k <= g->levels[li].width + g->levels[li].height; k++)
         diag.push_back (static_cast<int32_t> (li) | (k << 10));
     ndiag = model.has_tilted ? static_cast<int> (diag.size ()) : 0;
-    std::vector<int32_t> colblocks, tiles, wrows;
+    std::vector<int32_t> colblocks, wrows;
+    std::vector<cl_int2> segs; // cascade_first: (level | nrows << 10, first row)
     for (size_t li = 0; li < g->levels.size (); li++) {
       const PyramidLevel &l = g->levels[li];
       const int32_t lv = static_cast<int32_t> (li);
       for (int b = 0; b * 32 <= l.width; b++)
         colblocks.push_back (lv | (b << 10));
-      for (int ty = 0; ty * 16 < l.ny; ty++)
-        for (int tx = 0; tx * 16 < l.nx; tx++)
-          tiles.push_back (lv | (tx << 10) | (ty << 21));
+      // A segment is one row of windows, or as many rows as fill 256 lanes.
+      const int rows_per_seg = l.nx > 0 ? std::max (1, std::min (256 / l.nx, 1 << 20)) : 1;
+      for (int iy = 0; iy < l.ny; iy += rows_per_seg)
+        segs.push_back ({{lv | (std::min (rows_per_seg, l.ny - iy) << 10), iy}});
       for (int iy = 0; iy < l.ny; iy++)
         wrows.push_back (lv | (iy << 10));
     }
     ncolblocks = static_cast<int> (colblocks.size ());
-    ntiles = static_cast<int> (tiles.size ());
+    nsegs = static_cast<int> (segs.size ());
     nwrows = static_cast<int> (wrows.size ());
     src_size = static_cast<size_t> (w) * h * bpp;
     const size_t plane = static_cast<size_t> (std::max (g->rows, 1)) * std::max (g->stride, 1) * sizeof (cl_uint);
     const bool haar = model.feature_type == CascadeModel::FeatureType::Haar;
-    if (cl::Error e = buffer (&src, src_size, CL_MEM_READ_ONLY)) return e;
     if (cl::Error e = upload_vec (&levels, lv)) return e;
     if (cl::Error e = upload_vec (&xtab, g->xtab)) return e;
     if (cl::Error e = upload_vec (&ytab, g->ytab)) return e;
@@ -277,14 +290,12 @@ struct Detector::Impl {
     if (cl::Error e = upload_vec (&row_map, g->row_map)) return e;
     if (cl::Error e = upload_vec (&diag_map, model.has_tilted ? diag : std::vector<int32_t> ())) return e;
     if (cl::Error e = upload_vec (&colblock_map, colblocks)) return e;
-    if (cl::Error e = upload_vec (&tile_map, tiles)) return e;
+    if (cl::Error e = upload_vec (&seg_map, segs)) return e;
     if (cl::Error e = upload_vec (&wrow_map, wrows)) return e;
     if (cl::Error e = buffer (&sum, plane)) return e;
     if (cl::Error e = buffer (&sqsum, haar ? plane : 16)) return e;
     if (cl::Error e = buffer (&tilted, model.has_tilted ? plane : 16)) return e;
-    if (cl::Error e = buffer (&codes, use_tiles ? g->total_windows : 16)) return e;
-    const bool has_deep = use_tiles && deep_from < static_cast<int> (model.stages.size ());
-    if (cl::Error e = buffer (&deep, has_deep ? static_cast<size_t> (g->total_windows) * 4 : 16)) return e;
+    if (cl::Error e = buffer (&list, gpu_schedule ? static_cast<size_t> (g->total_windows) * 4 : 16)) return e;
     if (cl::Error e = buffer (&counters, 4 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
     if (cl::Error e = upload_vec (&fofs, feature_offsets (g->stride))) return e;
@@ -330,6 +341,11 @@ struct Detector::Impl {
   }
 
   cl::Error prepare_slot (Slot &s, size_t staging) {
+    if (s.src_size < staging) {
+      if (cl::Error e = buffer (&s.src, staging, CL_MEM_READ_ONLY))
+        return e;
+      s.src_size = staging;
+    }
     if (s.staging_size < staging) {
       if (s.staging_ptr)
         clEnqueueUnmapMemObject (dev.queue.get (), s.staging.get (), s.staging_ptr, 0, nullptr, nullptr);
@@ -348,10 +364,11 @@ struct Detector::Impl {
     return {};
   }
 
-  cl::Error launch (cl_kernel k, size_t global, size_t local, Slot &s, Cmd c) {
+  // Enqueues a kernel on the compute queue, after `wait` when given.
+  cl::Error launch (cl_kernel k, size_t global, size_t local, Slot &s, Cmd c, cl_event wait = nullptr) {
     cl_event *ev = cfg.profile ? s.events[c].out () : nullptr;
     GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (dev.queue.get (), k, 1, nullptr, &global, local ? &local : nullptr,
-                                              0, nullptr, ev));
+                                              wait ? 1 : 0, wait ? &wait : nullptr, ev));
     return {};
   }
 
@@ -364,8 +381,11 @@ struct Detector::Impl {
       std::memcpy (dst + y * row, f.data + static_cast<size_t> (y) * f.stride, row);
     for (cl::Event &e : s.events)
       e.reset ();
-    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev.queue.get (), src.get (), CL_FALSE, 0, src_size, s.staging_ptr, 0,
-                                            nullptr, cfg.profile ? s.events[kUpload].out () : nullptr));
+    // The upload goes on its own queue; the pyramid waits for it.
+    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev.upload_queue.get (), s.src.get (), CL_FALSE, 0, src_size,
+                                            s.staging_ptr, 0, nullptr, s.events[kUpload].out ()));
+    GPUDETECT_CL_TRY (clFlush (dev.upload_queue.get ()));
+    const cl_event uploaded = s.events[kUpload].get ();
     const cl_int nlevels = static_cast<cl_int> (g.levels.size ());
     if (nlevels > 0) {
       const cl_int stride = g.stride, src_stride = static_cast<cl_int> (row), src_bpp = bpp;
@@ -375,14 +395,14 @@ struct Detector::Impl {
       const cl::Mem &tilt = model.has_tilted ? tilted : sum;
       const cl_int nrows = g.total_rows;
       if (gpu_schedule) {
-        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
+        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), s.src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
                                         yfirst, row_map, sum, sqsum, stride, counters, hits));
-        if (cl::Error e = launch (k_rows.get (), g.total_rows * rows_wg, rows_wg, s, kRows))
+        if (cl::Error e = launch (k_rows.get (), g.total_rows * rows_wg, rows_wg, s, kRows, uploaded))
           return e;
       } else {
-        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
+        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), s.src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
                                         yfirst, row_map, nrows, sum, sqsum, stride, counters, hits));
-        if (cl::Error e = launch (k_rows.get (), round_up (nrows, 16), 16, s, kRows))
+        if (cl::Error e = launch (k_rows.get (), round_up (nrows, 16), 16, s, kRows, uploaded))
           return e;
       }
       if (model.has_tilted) {
@@ -402,29 +422,20 @@ struct Detector::Impl {
         if (cl::Error e = launch (k_cols.get (), round_up (nb, 8), 8, s, kCols))
           return e;
       }
-      if (nwin > 0 && use_tiles) {
-        GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, nlevels, nwin, sum, sqsum, tilt, stride, stages,
-                                        nstages, trees, nodes, leaves, features, fofs, subsets, codes));
-        if (cl::Error e = launch (k_first.get (), round_up (nwin, 128), 128, s, kFirst))
+      if (nwin > 0 && gpu_schedule) {
+        GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, seg_map, sum, sqsum, tilt, stride, stages, nstages,
+                                        trees, nodes, stumps, leaves, features, fofs, subsets, list, counters));
+        if (cl::Error e = launch (k_first.get (), static_cast<size_t> (nsegs) * 256, 256, s, kFirst))
           return e;
-        const cl_int df = deep_from;
-        GPUDETECT_CL_TRY (cl::set_args (k_tiles.get (), levels, tile_map, sum, sqsum, tilt, stride, stages, nstages,
-                                        trees, nodes, leaves, features, fofs, subsets, codes, df, deep, counters, hits,
+        GPUDETECT_CL_TRY (cl::set_args (k_list.get (), levels, nlevels, sum, sqsum, tilt, stride, stages, nstages,
+                                        trees, nodes, stumps, leaves, features, fofs, subsets, list, counters, hits,
                                         static_cast<cl_uint> (cap)));
-        if (cl::Error e = launch (k_tiles.get (), static_cast<size_t> (ntiles) * 256, 256, s, kRest))
+        if (cl::Error e = launch (k_list.get (), list_groups * 256, 256, s, kRest))
           return e;
-        if (deep_from < nstages) {
-          GPUDETECT_CL_TRY (cl::set_args (k_deep.get (), levels, nlevels, sum, sqsum, tilt, stride, stages, nstages,
-                                          trees, nodes, leaves, features, fofs, subsets, df, deep, counters, hits,
-                                          static_cast<cl_uint> (cap)));
-          const size_t groups = std::max<size_t> (dev.info.compute_units, 1) * 16;
-          if (cl::Error e = launch (k_deep.get (), groups * 256, 256, s, kDeep))
-            return e;
-        }
       } else if (nwin > 0) {
         const cl_int nw = nwrows;
         GPUDETECT_CL_TRY (cl::set_args (k_rows_cascade.get (), levels, wrow_map, nw, sum, sqsum, tilt, stride, stages,
-                                        nstages, trees, nodes, leaves, features, fofs, subsets, hits,
+                                        nstages, trees, nodes, stumps, leaves, features, fofs, subsets, hits,
                                         static_cast<cl_uint> (cap)));
         if (cl::Error e = launch (k_rows_cascade.get (), round_up (nw, 8), 8, s, kFirst))
           return e;
@@ -438,7 +449,7 @@ struct Detector::Impl {
                                              (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint),
                                              s.result_ptr, 0, nullptr, &done));
     } else {
-      GPUDETECT_CL_TRY (clEnqueueMarkerWithWaitList (dev.queue.get (), 0, nullptr, &done));
+      GPUDETECT_CL_TRY (clEnqueueMarkerWithWaitList (dev.queue.get (), 1, &uploaded, &done));
     }
     s.events[kRead].reset (done);
     GPUDETECT_CL_TRY (clFlush (dev.queue.get ()));
@@ -465,11 +476,10 @@ struct Detector::Impl {
     t->tilted = event_us (s.events[kTiltA], &first, &last) + event_us (s.events[kTiltB], &first, &last);
     t->first = event_us (s.events[kFirst], &first, &last);
     t->rest = event_us (s.events[kRest], &first, &last);
-    t->deep = event_us (s.events[kDeep], &first, &last);
     t->readback = event_us (s.events[kRead], &first, &last);
     t->total_device = last > first ? (last - first) / 1000.0 : 0;
     t->launches = 0;
-    for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kDeep})
+    for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kRest})
       t->launches += s.events[c] ? 1 : 0;
   }
 
@@ -563,6 +573,7 @@ std::string Detector::submit (const Frame &f, int *ticket) {
   if (cl::Error e = m.prepare_slot (*it, m.src_size))
     return e.message;
   if (cl::Error e = m.enqueue (f, *it)) {
+    clFinish (m.dev.upload_queue.get ());
     clFinish (m.dev.queue.get ());
     return e.message;
   }

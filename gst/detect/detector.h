@@ -52,11 +52,11 @@ struct RawHit {
 };
 
 // Device time of each command of a frame, in microseconds (profiling events).
-// first: stage 0 over every window (GPU schedule) or the whole cascade (CPU
-// schedule); rest: the later stages over the surviving windows' tiles; deep:
-// the long stages, a work-group per surviving window.
+// first: stage 0 over every window and the list of windows OpenCV evaluates
+// that pass it (GPU schedule), or the whole cascade (CPU schedule); rest: the
+// later stages over that list.
 struct StageTimes {
-  double upload = 0, pyramid = 0, integral = 0, tilted = 0, first = 0, rest = 0, deep = 0, readback = 0;
+  double upload = 0, pyramid = 0, integral = 0, tilted = 0, first = 0, rest = 0, readback = 0;
   double total_device = 0; // first command's start to last command's end
   int launches = 0;
 };

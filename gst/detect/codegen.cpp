@@ -1,0 +1,137 @@
+#include "codegen.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace gpudetect {
+
+namespace {
+
+// A float literal that reads back to exactly `v` (hexadecimal float).
+std::string flit (float v) {
+  char b[64];
+  std::snprintf (b, sizeof b, "%af", static_cast<double> (v));
+  return b;
+}
+
+// "x + y * s" with the constants folded where they are zero.
+std::string ofs (int x, int y) {
+  std::string r;
+  if (y != 0)
+    r = "(" + std::to_string (y) + ") * s";
+  if (x != 0 || r.empty ())
+    r += (r.empty () ? "" : " + ") + std::string ("(") + std::to_string (x) + ")";
+  return r;
+}
+
+class Writer {
+public:
+  explicit Writer (const CascadeModel &m) : m_ (m) {}
+
+  // An expression that is true when node `ni` sends the window left.
+  std::string node_left (int ni) {
+    const CascadeModel::Node &n = m_.nodes[ni];
+    std::ostringstream o;
+    if (m_.feature_type == CascadeModel::FeatureType::Lbp) {
+      const CascadeModel::LbpFeature &f = m_.lbp_features[n.feature];
+      // the 4x4 grid of integral points, g(i, j) at (x + i w, y + j h)
+      auto g = [&] (int i, int j) { return "(int) sum[" + ofs (f.x + i * f.w, f.y + j * f.h) + "]"; };
+      auto block = [&] (int i, int j) {
+        return "(" + g (i, j) + " - " + g (i + 1, j) + " - " + g (i, j + 1) + " + " + g (i + 1, j + 1) + ")";
+      };
+      o << "lbp_bit (" << block (1, 1);
+      // OpenCV's bit order: clockwise from the top-left block
+      const int order[8][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {1, 2}, {0, 2}, {0, 1}};
+      for (const auto &b : order)
+        o << ", " << block (b[0], b[1]);
+      for (int k = 0; k < 8; k++)
+        o << ", 0x" << std::hex << n.subset[k] << std::dec << "u";
+      o << ")";
+      return o.str ();
+    }
+    const CascadeModel::HaarFeature &f = m_.haar_features[n.feature];
+    const char *plane = f.tilted ? "tilted" : "sum";
+    auto rect = [&] (const CascadeModel::HaarRect &r) {
+      int c[4][2];
+      if (f.tilted) {
+        const int t[4][2] = {{r.x, r.y}, {r.x - r.h, r.y + r.h}, {r.x + r.w, r.y + r.w},
+                             {r.x + r.w - r.h, r.y + r.w + r.h}};
+        std::copy (&t[0][0], &t[0][0] + 8, &c[0][0]);
+      } else {
+        const int t[4][2] = {{r.x, r.y}, {r.x + r.w, r.y}, {r.x, r.y + r.h}, {r.x + r.w, r.y + r.h}};
+        std::copy (&t[0][0], &t[0][0] + 8, &c[0][0]);
+      }
+      std::string p = plane;
+      return "(float) (int) (" + p + "[" + ofs (c[0][0], c[0][1]) + "] - " + p + "[" + ofs (c[1][0], c[1][1]) +
+             "] - " + p + "[" + ofs (c[2][0], c[2][1]) + "] + " + p + "[" + ofs (c[3][0], c[3][1]) + "])";
+    };
+    o << "(" << flit (f.rect[0].weight) << " * " << rect (f.rect[0]) << " + " << flit (f.rect[1].weight) << " * "
+      << rect (f.rect[1]) << ")";
+    std::string v = o.str ();
+    if (f.rect[2].weight != 0.0f)
+      v = "(" + v + " + " + flit (f.rect[2].weight) + " * " + rect (f.rect[2]) + ")";
+    return "(" + v + " * vnf < " + flit (n.threshold) + ")";
+  }
+
+  // The leaf value of the subtree rooted at child reference `idx` (> 0 node,
+  // <= 0 leaf) of `tree`.
+  std::string subtree (const CascadeModel::Tree &tree, int idx) {
+    if (idx <= 0)
+      return "(acc_t) " + flit (m_.leaves[tree.first_leaf - idx]);
+    const CascadeModel::Node &n = m_.nodes[tree.first_node + idx];
+    return "(" + node_left (tree.first_node + idx) + " ? " + subtree (tree, n.left) + " : " +
+           subtree (tree, n.right) + ")";
+  }
+
+  std::string tree (const CascadeModel::Tree &t) {
+    const CascadeModel::Node &root = m_.nodes[t.first_node];
+    return "(" + node_left (t.first_node) + " ? " + subtree (t, root.left) + " : " + subtree (t, root.right) + ")";
+  }
+
+private:
+  const CascadeModel &m_;
+};
+
+} // namespace
+
+GeneratedStages generate_stages (const CascadeModel &m, int max_trees) {
+  GeneratedStages g;
+  int trees = 0;
+  while (max_trees > 0 && g.stages < static_cast<int> (m.stages.size ()) &&
+         (g.stages == 0 || trees + m.stages[g.stages].ntrees <= max_trees)) {
+    trees += m.stages[g.stages].ntrees;
+    g.stages++;
+  }
+  Writer w (m);
+  std::ostringstream o;
+  o << "/* generated from " << m.path << ": stages 0.." << g.stages - 1 << " */\n";
+  o << "#define SPEC_STAGES " << g.stages << "\n";
+  if (m.feature_type == CascadeModel::FeatureType::Lbp) {
+    // The code's bit in the node's 256-bit category set.
+    o << "inline int lbp_bit (int c, int b0, int b1, int b2, int b3, int b4, int b5, int b6, int b7, uint s0, "
+         "uint s1, uint s2, uint s3, uint s4, uint s5, uint s6, uint s7)\n{\n"
+         "  const int code = (b0 >= c ? 128 : 0) | (b1 >= c ? 64 : 0) | (b2 >= c ? 32 : 0) | (b3 >= c ? 16 : 0) |\n"
+         "                   (b4 >= c ? 8 : 0) | (b5 >= c ? 4 : 0) | (b6 >= c ? 2 : 0) | (b7 >= c ? 1 : 0);\n"
+         "  const int k = code >> 5;\n"
+         "  const uint word = k < 4 ? (k < 2 ? (k ? s1 : s0) : (k == 2 ? s2 : s3))\n"
+         "                          : (k < 6 ? (k == 4 ? s4 : s5) : (k == 6 ? s6 : s7));\n"
+         "  return (word >> (code & 31)) & 1;\n}\n";
+  }
+  for (int si = 0; si < g.stages; si++) {
+    const CascadeModel::Stage &st = m.stages[si];
+    o << "inline int spec_stage_" << si
+      << " (__global const uint *sum, __global const uint *tilted, int s, float vnf)\n{\n  acc_t acc = 0;\n";
+    for (int t = 0; t < st.ntrees; t++)
+      o << "  acc += " << w.tree (m.trees[st.first_tree + t]) << ";\n";
+    o << "  return !(acc < (acc_t) " << flit (st.threshold) << ");\n}\n";
+  }
+  o << "inline int spec_stage_passes (int si, __global const uint *sum, __global const uint *tilted, int s, float "
+       "vnf)\n{\n  switch (si) {\n";
+  for (int si = 0; si < g.stages; si++)
+    o << "  case " << si << ": return spec_stage_" << si << " (sum, tilted, s, vnf);\n";
+  o << "  }\n  return 0;\n}\n";
+  g.source = o.str ();
+  return g;
+}
+
+} // namespace gpudetect

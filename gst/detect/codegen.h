@@ -1,0 +1,24 @@
+// OpenCL C for the first stages of a cascade with the model written in as
+// constants: feature offsets (as multiples of the integral's row stride),
+// node thresholds, category subsets, leaf values and stage thresholds.  The
+// generic, data-driven evaluation (kernels/cascade_eval.cl) reads all of these
+// from memory for every tree; the generated stages only read the integral.
+#pragma once
+
+#include "model/cascade.h"
+
+#include <string>
+
+namespace gpudetect {
+
+struct GeneratedStages {
+  std::string source; // defines SPEC_STAGES and spec_stage_passes (si, sum, tilted, s, vnf)
+  int stages = 0;     // stages [0, stages) are generated
+};
+
+// Generates stages from the first while the trees generated so far stay
+// within `max_trees` (stage 0 always, unless max_trees <= 0: none).  The arithmetic is OpenCV's, as in
+// cascade_eval.cl: float feature values, acc_t stage sums in tree order.
+GeneratedStages generate_stages (const CascadeModel &model, int max_trees);
+
+} // namespace gpudetect
