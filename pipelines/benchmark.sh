@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Pipeline throughput, steady state (first to last buffer at the sink, so
-# start-up is not counted), median of REPEAT runs (default 3):
+# start-up is not counted), median of REPEAT runs (default 5), taking turns:
 #   - the decode pipeline alone (filesrc ! avidemux ! jpegdec ! fakesink),
 #   - the same with gpudetect inline (decoding and detection overlap through
 #     gpudetect's asynchronous submit/generate_output, max-in-flight frames),
 #   - with gst-plugins-bad's facedetect (OpenCV, CPU) using the same cascade and
-#     parameters, when that element is installed (gstreamer1.0-opencv).
+#     parameters, when that element is installed (gstreamer1.0-opencv).  The eye,
+#     nose and mouth cascades it also loads by default are not in Debian's
+#     opencv-data, so it runs the face cascade alone, as gpudetect does.
 # The clip is 1080p MJPEG made once from the demo clip (upscaled), so decoding
 # is real work; SIZE=640x480 makes a VGA one instead.
 #   pipelines/benchmark.sh [CASCADE-FILE-OR-NAME...]     (default: lbp-frontalface-improved)
-# Env: SIZE (1920x1080), REPEAT (3), DEVICE (gpudetect's device property), BUILD (build).
+# Env: SIZE (1920x1080), REPEAT (5), DEVICE (gpudetect's device property), PROPS (more gpudetect
+# properties, e.g. PROPS="max-in-flight=4"), BUILD (build).
 # Run pipelines/demo.sh once first (it fetches the source clip).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=${SIZE:-1920x1080}
-repeat=${REPEAT:-3}
+repeat=${REPEAT:-5}
 media=${XDG_CACHE_HOME:-$HOME/.cache}/gpudetect/media
 src_clip=$media/cap12_edit.webm
 clip=$media/cap12-$size.mjpeg.avi
@@ -28,32 +31,46 @@ if [ ! -f "$clip" ]; then
   mv "$clip.part" "$clip"
 fi
 params="min-size-width=24 min-size-height=24"
-dev=${DEVICE:+device=$DEVICE}
+dev="${DEVICE:+device=$DEVICE} ${PROPS:-}"
 
-# Median fps of `repeat` runs of: filesrc ! avidemux ! jpegdec ! $1 fakesink
-fps () {
-  local runs=()
-  for _ in $(seq "$repeat"); do
-    # shellcheck disable=SC2086
-    runs+=("$("$launch" --fps filesrc location="$clip" ! avidemux ! jpegdec ! $1 fakesink name=sink sync=false |
-      awk '/fps/ { print $3 }')")
-  done
-  printf '%s\n' "${runs[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+# One run's fps of: filesrc ! avidemux ! jpegdec ! $1 fakesink
+fps_once () {
+  # shellcheck disable=SC2086
+  "$launch" --fps filesrc location="$clip" ! avidemux ! jpegdec ! $1 fakesink name=sink sync=false |
+    awk '/fps/ { print $3 }'
 }
+median () { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio () { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(lbp-frontalface-improved)
 frames=$(gst-launch-1.0 filesrc location="$clip" ! avidemux ! fakesink silent=false -v 2>/dev/null | grep -c chain || true)
-echo "clip: $clip ($size MJPEG, $frames frames); median of $repeat runs"
-base=$(fps "")
-printf '%-58s %8s fps\n' "decode only" "$base"
+echo "clip: $clip ($size MJPEG, $frames frames); median of $repeat runs, the pipelines taking turns"
+have_facedetect=0
+gst-inspect-1.0 facedetect >/dev/null 2>&1 && have_facedetect=1
+declare -A runs
+for _ in $(seq "$repeat"); do
+  runs[base]+=" $(fps_once "")"
+  for m in "${models[@]}"; do
+    runs[g-$m]+=" $(fps_once "gpudetect model=$m $dev $params !")"
+    if [ $have_facedetect = 1 ]; then
+      path=$m
+      [ -f "$path" ] || path=$(find /usr/share/opencv4 -name "$(echo "$m" | sed -E 's/^(haar|lbp)-/\1cascade_/; s/-/_/g').xml" | head -1)
+      runs[f-$m]+=" $(fps_once "videoconvert ! facedetect profile=$path scale-factor=1.1 min-neighbors=3 flags=0 $params display=false !" 2>/dev/null)"
+    fi
+  done
+done
+# shellcheck disable=SC2086
+base=$(median ${runs[base]})
+printf '%-58s %8s fps  (runs:%s)\n' "decode only" "$base" "${runs[base]}"
 for m in "${models[@]}"; do
-  g=$(fps "gpudetect model=$m $dev $params !")
-  printf '%-58s %8s fps  (%s %% of decode only)\n' "gpudetect model=$m" "$g" "$(awk -v a="$g" -v b="$base" 'BEGIN { printf "%.1f", 100 * a / b }')"
-  if gst-inspect-1.0 facedetect >/dev/null 2>&1; then
-    path=$m
-    [ -f "$path" ] || path=$(find /usr/share/opencv4 -name "$(echo "$m" | sed -E 's/^(haar|lbp)-/\1cascade_/; s/-/_/g').xml" | head -1)
-    f=$(fps "videoconvert ! facedetect profile=$path scale-factor=1.1 min-neighbors=3 $params eyes-profile= nose-profile= mouth-profile= display=false !")
-    printf '%-58s %8s fps  (gpudetect %s x faster)\n' "facedetect profile=$(basename "$path")" "$f" "$(awk -v a="$g" -v b="$f" 'BEGIN { printf "%.2f", a / b }')"
+  # shellcheck disable=SC2086
+  g=$(median ${runs[g-$m]})
+  printf '%-58s %8s fps  (%s %% of decode only; runs:%s)\n' "gpudetect model=$m $dev" "$g" "$(ratio "$g" "$base")" "${runs[g-$m]}"
+  if [ $have_facedetect = 1 ]; then
+    # shellcheck disable=SC2086
+    f=$(median ${runs[f-$m]})
+    printf '%-58s %8s fps  (gpudetect %s x faster; runs:%s)\n' "facedetect, same cascade and parameters" "$f" \
+      "$(awk -v a="$g" -v b="$f" 'BEGIN { printf "%.2f", a / b }')" "${runs[f-$m]}"
   fi
 done

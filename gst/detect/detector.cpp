@@ -37,8 +37,6 @@ struct DevHaarFeature {
 enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kRead, kCmdCount };
 
 struct Slot {
-  cl::Mem src;              // the frame on the device (per slot: uploads overlap the frame before)
-  size_t src_size = 0;
   cl::Mem staging;          // pinned, mapped for the life of the slot
   void *staging_ptr = nullptr;
   size_t staging_size = 0;
@@ -85,7 +83,7 @@ struct Detector::Impl {
   std::shared_ptr<const PyramidGeometry> geom;
   int frame_w = 0, frame_h = 0, frame_bpp = 0;
   bool geom_dirty = true;
-  cl::Mem levels, xtab, ytab, xfirst, yfirst, row_map, diag_map, colblock_map, seg_map, wrow_map;
+  cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, diag_map, colblock_map, seg_map, wrow_map;
   cl::Mem sum, sqsum, tilted, list, counters, hits, fofs;
   int ndiag = 0, ncolblocks = 0, nsegs = 0, nwrows = 0;
   size_t src_size = 0;
@@ -94,8 +92,6 @@ struct Detector::Impl {
   uint64_t host_syncs = 0;
 
   ~Impl () {
-    if (dev.upload_queue)
-      clFinish (dev.upload_queue.get ());
     if (dev.queue)
       clFinish (dev.queue.get ());
     for (Slot &s : slots) {
@@ -159,8 +155,11 @@ struct Detector::Impl {
       chunk /= 2;
     if (gpu_schedule && (rows_wg < 256 || chunk * per_window + fixed > dev.info.local_mem))
       gpu_schedule = false; // too small for the GPU schedule's work-groups
-    if (!gpu_schedule)
-      opts += " -D USE_FOFS"; // CPU: a load of a precomputed offset costs less than its arithmetic
+    // CPU: a load of a precomputed offset costs less than its arithmetic; GPUs
+    // are bound by loads (GPUDETECT_FOFS=0/1 overrides: tuning knob).
+    const char *fofs_env = std::getenv ("GPUDETECT_FOFS");
+    if (fofs_env ? std::atoi (fofs_env) != 0 : !gpu_schedule)
+      opts += " -D USE_FOFS";
     opts += " -D LIST_CHUNK=" + std::to_string (chunk);
     int groups_per_cu = 8;
     if (const char *c = std::getenv ("GPUDETECT_LIST_GROUPS"); c && std::atoi (c) > 0)
@@ -250,7 +249,6 @@ struct Detector::Impl {
       return {};
     // Every slot's work must be done before shared buffers are replaced.
     host_syncs++;
-    GPUDETECT_CL_TRY (clFinish (dev.upload_queue.get ()));
     GPUDETECT_CL_TRY (clFinish (dev.queue.get ()));
     auto g = std::make_shared<PyramidGeometry> (plan_pyramid (
         w, h, model.window_width, model.window_height, cfg.scale_factor, cfg.min_size, cfg.max_size));
@@ -280,6 +278,7 @@ struct Detector::Impl {
     nsegs = static_cast<int> (segs.size ());
     nwrows = static_cast<int> (wrows.size ());
     src_size = static_cast<size_t> (w) * h * bpp;
+    if (cl::Error e = buffer (&src, src_size, CL_MEM_READ_ONLY)) return e;
     const size_t plane = static_cast<size_t> (std::max (g->rows, 1)) * std::max (g->stride, 1) * sizeof (cl_uint);
     const bool haar = model.feature_type == CascadeModel::FeatureType::Haar;
     if (cl::Error e = upload_vec (&levels, lv)) return e;
@@ -341,11 +340,6 @@ struct Detector::Impl {
   }
 
   cl::Error prepare_slot (Slot &s, size_t staging) {
-    if (s.src_size < staging) {
-      if (cl::Error e = buffer (&s.src, staging, CL_MEM_READ_ONLY))
-        return e;
-      s.src_size = staging;
-    }
     if (s.staging_size < staging) {
       if (s.staging_ptr)
         clEnqueueUnmapMemObject (dev.queue.get (), s.staging.get (), s.staging_ptr, 0, nullptr, nullptr);
@@ -364,11 +358,10 @@ struct Detector::Impl {
     return {};
   }
 
-  // Enqueues a kernel on the compute queue, after `wait` when given.
-  cl::Error launch (cl_kernel k, size_t global, size_t local, Slot &s, Cmd c, cl_event wait = nullptr) {
+  cl::Error launch (cl_kernel k, size_t global, size_t local, Slot &s, Cmd c) {
     cl_event *ev = cfg.profile ? s.events[c].out () : nullptr;
     GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (dev.queue.get (), k, 1, nullptr, &global, local ? &local : nullptr,
-                                              wait ? 1 : 0, wait ? &wait : nullptr, ev));
+                                              0, nullptr, ev));
     return {};
   }
 
@@ -381,11 +374,8 @@ struct Detector::Impl {
       std::memcpy (dst + y * row, f.data + static_cast<size_t> (y) * f.stride, row);
     for (cl::Event &e : s.events)
       e.reset ();
-    // The upload goes on its own queue; the pyramid waits for it.
-    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev.upload_queue.get (), s.src.get (), CL_FALSE, 0, src_size,
-                                            s.staging_ptr, 0, nullptr, s.events[kUpload].out ()));
-    GPUDETECT_CL_TRY (clFlush (dev.upload_queue.get ()));
-    const cl_event uploaded = s.events[kUpload].get ();
+    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev.queue.get (), src.get (), CL_FALSE, 0, src_size, s.staging_ptr, 0,
+                                            nullptr, cfg.profile ? s.events[kUpload].out () : nullptr));
     const cl_int nlevels = static_cast<cl_int> (g.levels.size ());
     if (nlevels > 0) {
       const cl_int stride = g.stride, src_stride = static_cast<cl_int> (row), src_bpp = bpp;
@@ -395,14 +385,14 @@ struct Detector::Impl {
       const cl::Mem &tilt = model.has_tilted ? tilted : sum;
       const cl_int nrows = g.total_rows;
       if (gpu_schedule) {
-        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), s.src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
+        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
                                         yfirst, row_map, sum, sqsum, stride, counters, hits));
-        if (cl::Error e = launch (k_rows.get (), g.total_rows * rows_wg, rows_wg, s, kRows, uploaded))
+        if (cl::Error e = launch (k_rows.get (), g.total_rows * rows_wg, rows_wg, s, kRows))
           return e;
       } else {
-        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), s.src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
+        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
                                         yfirst, row_map, nrows, sum, sqsum, stride, counters, hits));
-        if (cl::Error e = launch (k_rows.get (), round_up (nrows, 16), 16, s, kRows, uploaded))
+        if (cl::Error e = launch (k_rows.get (), round_up (nrows, 16), 16, s, kRows))
           return e;
       }
       if (model.has_tilted) {
@@ -449,7 +439,7 @@ struct Detector::Impl {
                                              (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint),
                                              s.result_ptr, 0, nullptr, &done));
     } else {
-      GPUDETECT_CL_TRY (clEnqueueMarkerWithWaitList (dev.queue.get (), 1, &uploaded, &done));
+      GPUDETECT_CL_TRY (clEnqueueMarkerWithWaitList (dev.queue.get (), 0, nullptr, &done));
     }
     s.events[kRead].reset (done);
     GPUDETECT_CL_TRY (clFlush (dev.queue.get ()));
@@ -573,7 +563,6 @@ std::string Detector::submit (const Frame &f, int *ticket) {
   if (cl::Error e = m.prepare_slot (*it, m.src_size))
     return e.message;
   if (cl::Error e = m.enqueue (f, *it)) {
-    clFinish (m.dev.upload_queue.get ());
     clFinish (m.dev.queue.get ());
     return e.message;
   }

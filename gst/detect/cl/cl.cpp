@@ -175,9 +175,6 @@ Error open_device (const std::string &selector, Device *out) {
   GPUDETECT_CL_TRY (st);
   out->queue.reset (clCreateCommandQueue (out->context.get (), out->info.id, CL_QUEUE_PROFILING_ENABLE, &st));
   GPUDETECT_CL_TRY (st);
-  out->upload_queue.reset (
-      clCreateCommandQueue (out->context.get (), out->info.id, CL_QUEUE_PROFILING_ENABLE, &st));
-  GPUDETECT_CL_TRY (st);
   return {};
 }
 

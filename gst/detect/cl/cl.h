@@ -91,14 +91,14 @@ std::vector<DeviceInfo> list_devices ();
 // a case-insensitive substring of "platform: device".
 Error choose_device (const std::string &selector, DeviceInfo *out);
 
-// A context and two in-order queues (profiling enabled) on one device: one
-// for kernels and readbacks, one for uploads, so that a frame's upload can
-// run while the frame before it is computed.
+// A context and an in-order queue (profiling enabled) on one device.  (A
+// second queue for uploads would let them overlap the frame before, but
+// NVIDIA's driver resolves waits across queues lazily, on later API calls,
+// which stalled a decoding pipeline by a whole detection per frame.)
 struct Device {
   DeviceInfo info;
   Context context;
   Queue queue;
-  Queue upload_queue;
 };
 Error open_device (const std::string &selector, Device *out);
 
