@@ -161,6 +161,10 @@ struct Detector::Impl {
     if (fofs_env ? std::atoi (fofs_env) != 0 : !gpu_schedule)
       opts += " -D USE_FOFS";
     opts += " -D LIST_CHUNK=" + std::to_string (chunk);
+    // Extra OpenCL build options (developers: e.g. -cl-nv-verbose; the tests use
+    // it to check how a kernel build failure is reported).
+    if (const char *extra = std::getenv ("GPUDETECT_BUILD_OPTIONS"))
+      opts += std::string (" ") + extra;
     int groups_per_cu = 8;
     if (const char *c = std::getenv ("GPUDETECT_LIST_GROUPS"); c && std::atoi (c) > 0)
       groups_per_cu = std::atoi (c); // tuning knob: persistent work-groups per compute unit

@@ -292,6 +292,15 @@ GST_START_TEST (test_errors)
   g_free (bad);
   expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect device=no-such-device ! fakesink",
       GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE);
+  /* a kernel build failure (an option that breaks the source), reported with
+   * the build log, not cached */
+  g_setenv ("GPUDETECT_BUILD_OPTIONS", "-D WG=+", TRUE);
+  expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect ! fakesink", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_INIT);
+  g_unsetenv ("GPUDETECT_BUILD_OPTIONS");
+  /* unsupported caps never reach it: negotiation fails (not-negotiated flow error) */
+  expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=YUY2 ! gpudetect ! fakesink", GST_STREAM_ERROR,
+      GST_STREAM_ERROR_FAILED);
 }
 GST_END_TEST;
 
@@ -332,6 +341,102 @@ GST_START_TEST (test_messages_and_latency)
 }
 GST_END_TEST;
 
+/* A 1080p decode pipeline (JPEG encode + decode of a moving pattern) into
+ * gpudetect with 4 frames in flight, seeked with flushes while frames are in
+ * flight: every segment's buffers leave in order and without a gap, start at
+ * the seek target, and the stream still reaches EOS without error. */
+typedef struct {
+  GMutex lock;
+  GstClockTime last;     /* last PTS since the last flush */
+  guint since_flush;     /* buffers since the last flush */
+  guint total, flushes, disorder, gaps;
+  GstClockTime first_after_flush[4];
+} Order;
+
+static void on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, Order *o)
+{
+  g_mutex_lock (&o->lock);
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  if (o->since_flush > 0 && GST_CLOCK_TIME_IS_VALID (o->last)) {
+    if (pts <= o->last)
+      o->disorder++;
+    else if (pts - o->last > GST_SECOND / 30 + 1) /* videotestsrc: frames 1/30 s apart, rounded */
+      o->gaps++;
+  }
+  if (o->since_flush == 0 && o->flushes > 0 && o->flushes <= 4)
+    o->first_after_flush[o->flushes - 1] = pts;
+  o->last = pts;
+  o->since_flush++;
+  o->total++;
+  g_mutex_unlock (&o->lock);
+}
+
+static GstPadProbeReturn on_flush (GstPad *pad, GstPadProbeInfo *info, Order *o)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_FLUSH_STOP) {
+    g_mutex_lock (&o->lock);
+    o->flushes++;
+    o->since_flush = 0;
+    o->last = GST_CLOCK_TIME_NONE;
+    g_mutex_unlock (&o->lock);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static guint order_total (Order *o)
+{
+  g_mutex_lock (&o->lock);
+  guint n = o->since_flush;
+  g_mutex_unlock (&o->lock);
+  return n;
+}
+
+GST_START_TEST (test_pipeline_1080p_flushes)
+{
+  GstElement *pipe = gst_parse_launch (
+      "videotestsrc pattern=ball num-buffers=90 ! video/x-raw,width=1920,height=1080,framerate=30/1,format=I420 ! "
+      "jpegenc ! jpegdec ! gpudetect name=d model=lbp-frontalface-improved min-size-width=400 min-size-height=400 "
+      "max-in-flight=4 ! fakesink name=sink sync=false signal-handoffs=true", NULL);
+  fail_unless (pipe != NULL);
+  Order o = {0};
+  g_mutex_init (&o.lock);
+  o.last = GST_CLOCK_TIME_NONE;
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &o);
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_FLUSH, (GstPadProbeCallback) on_flush, &o, NULL);
+  gst_object_unref (pad);
+  GstBus *bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  /* seek forward, back, forward again, each once a few frames of the segment went out */
+  const GstClockTime targets[3] = {2 * GST_SECOND, GST_SECOND / 2, GST_SECOND + GST_SECOND / 3};
+  for (int i = 0; i < 3; i++) {
+    for (int t = 0; t < 6000 && order_total (&o) < 6; t++)
+      g_usleep (10000);
+    fail_unless (order_total (&o) >= 6, "segment %d: no frames came out", i);
+    fail_unless (gst_element_seek_simple (pipe, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE,
+        targets[i]));
+  }
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "no EOS");
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  fail_unless_equals_int (o.flushes, 3);
+  fail_unless_equals_int (o.disorder, 0);
+  fail_unless_equals_int (o.gaps, 0);
+  for (int i = 0; i < 3; i++)
+    fail_unless (o.first_after_flush[i] >= targets[i] - GST_SECOND / 30 && o.first_after_flush[i] < targets[i] +
+        GST_SECOND / 15, "segment %d starts at %" GST_TIME_FORMAT, i, GST_TIME_ARGS (o.first_after_flush[i]));
+  fail_unless (o.since_flush >= 6);
+  g_mutex_clear (&o.lock);
+  gst_object_unref (sink);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
 static Suite *gpudetect_suite (void)
 {
   Suite *s = suite_create ("gpudetect");
@@ -346,6 +451,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_roi_and_resolution_change);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_messages_and_latency);
+  tcase_add_test (tc, test_pipeline_1080p_flushes);
   return s;
 }
 
