@@ -87,9 +87,12 @@ struct Detector::Impl {
   cl::Mem sum, sqsum, tilted, list, counters, hits, fofs;
   int ndiag = 0, ncolblocks = 0, nsegs = 0, nwrows = 0;
   size_t src_size = 0;
+  bool args_bound = false;           // kernel arguments set for this geometry and args_format
+  PixelFormat args_format = PixelFormat::Gray8;
 
   std::vector<Slot> slots;
   uint64_t host_syncs = 0;
+  Detector::HostTimes host_times;
 
   ~Impl () {
     if (dev.queue)
@@ -307,6 +310,7 @@ struct Detector::Impl {
     if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
     if (cl::Error e = upload_vec (&fofs, feature_offsets (g->stride))) return e;
     geom = std::move (g);
+    args_bound = false;
     frame_w = w, frame_h = h, frame_bpp = bpp;
     geom_dirty = false;
     return {};
@@ -348,7 +352,7 @@ struct Detector::Impl {
   }
 
   cl::Error prepare_slot (Slot &s, size_t staging) {
-    if (s.staging_size < staging) {
+    if (staging > 0 && s.staging_size < staging) {
       if (s.staging_ptr)
         clEnqueueUnmapMemObject (dev.queue.get (), s.staging.get (), s.staging_ptr, 0, nullptr, nullptr);
       s.staging_ptr = nullptr;
@@ -373,70 +377,93 @@ struct Detector::Impl {
     return {};
   }
 
+  // Sets every kernel's arguments: they change only with the geometry (all
+  // buffers are shared by the slots) and the pixel format.
+  cl::Error bind_args (PixelFormat format) {
+    const PyramidGeometry &g = *geom;
+    const cl_int nlevels = static_cast<cl_int> (g.levels.size ());
+    const int bpp = bytes_per_pixel (format);
+    const cl_int stride = g.stride, src_stride = g.image_width * bpp, src_bpp = bpp;
+    const cl_int cap = cfg.hit_capacity, nstages = static_cast<cl_int> (model.stages.size ());
+    const cl_int4 rgb = rgb_offsets (format);
+    const cl::Mem &tilt = model.has_tilted ? tilted : sum;
+    if (gpu_schedule) {
+      GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst, yfirst,
+                                      row_map, sum, sqsum, stride, counters, hits));
+      GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, sum, sqsum, stride));
+      GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, seg_map, sum, sqsum, tilt, stride, stages, nstages, trees,
+                                      nodes, stumps, leaves, features, fofs, subsets, list, counters));
+      GPUDETECT_CL_TRY (cl::set_args (k_list.get (), levels, nlevels, sum, sqsum, tilt, stride, stages, nstages, trees,
+                                      nodes, stumps, leaves, features, fofs, subsets, list, counters, hits,
+                                      static_cast<cl_uint> (cap)));
+    } else {
+      const cl_int nrows = g.total_rows, nb = ncolblocks, nw = nwrows;
+      GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst, yfirst,
+                                      row_map, nrows, sum, sqsum, stride, counters, hits));
+      GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, nb, sum, sqsum, stride));
+      GPUDETECT_CL_TRY (cl::set_args (k_rows_cascade.get (), levels, wrow_map, nw, sum, sqsum, tilt, stride, stages,
+                                      nstages, trees, nodes, stumps, leaves, features, fofs, subsets, hits,
+                                      static_cast<cl_uint> (cap)));
+    }
+    if (model.has_tilted)
+      for (cl_kernel k : {k_tilt_a.get (), k_tilt_b.get ()})
+        GPUDETECT_CL_TRY (cl::set_args (k, levels, diag_map, ndiag, sum, tilted, stride));
+    args_format = format;
+    args_bound = true;
+    return {};
+  }
+
   cl::Error enqueue (const Frame &f, Slot &s) {
     const PyramidGeometry &g = *geom;
-    const int bpp = bytes_per_pixel (f.format);
-    const size_t row = static_cast<size_t> (f.width) * bpp;
-    uint8_t *dst = static_cast<uint8_t *> (s.staging_ptr);
-    for (int y = 0; y < f.height; y++)
-      std::memcpy (dst + y * row, f.data + static_cast<size_t> (y) * f.stride, row);
+    const size_t row = static_cast<size_t> (f.width) * bytes_per_pixel (f.format);
     for (cl::Event &e : s.events)
       e.reset ();
-    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev.queue.get (), src.get (), CL_FALSE, 0, src_size, s.staging_ptr, 0,
-                                            nullptr, cfg.profile ? s.events[kUpload].out () : nullptr));
-    const cl_int nlevels = static_cast<cl_int> (g.levels.size ());
+    cl_event *up = cfg.profile ? s.events[kUpload].out () : nullptr;
+    if (cfg.direct_upload) {
+      // Straight from the caller's memory, which stays valid until collect().
+      const size_t origin[3] = {0, 0, 0}, region[3] = {row, static_cast<size_t> (f.height), 1};
+      GPUDETECT_CL_TRY (clEnqueueWriteBufferRect (dev.queue.get (), src.get (), CL_FALSE, origin, origin, region, row,
+                                                  0, static_cast<size_t> (f.stride), 0, f.data, 0, nullptr, up));
+    } else {
+      uint8_t *dst = static_cast<uint8_t *> (s.staging_ptr);
+      const auto t0 = std::chrono::steady_clock::now ();
+      for (int y = 0; y < f.height; y++)
+        std::memcpy (dst + y * row, f.data + static_cast<size_t> (y) * f.stride, row);
+      host_times.copy_us +=
+          std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
+      GPUDETECT_CL_TRY (
+          clEnqueueWriteBuffer (dev.queue.get (), src.get (), CL_FALSE, 0, src_size, s.staging_ptr, 0, nullptr, up));
+    }
+    const int nlevels = static_cast<int> (g.levels.size ());
     if (nlevels > 0) {
-      const cl_int stride = g.stride, src_stride = static_cast<cl_int> (row), src_bpp = bpp;
-      const cl_int nwin = g.total_windows, cap = cfg.hit_capacity;
-      const cl_int nstages = static_cast<cl_int> (model.stages.size ());
-      const cl_int4 rgb = rgb_offsets (f.format);
-      const cl::Mem &tilt = model.has_tilted ? tilted : sum;
-      const cl_int nrows = g.total_rows;
+      const int nwin = g.total_windows;
       if (gpu_schedule) {
-        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
-                                        yfirst, row_map, sum, sqsum, stride, counters, hits));
         if (cl::Error e = launch (k_rows.get (), g.total_rows * rows_wg, rows_wg, s, kRows))
           return e;
       } else {
-        GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst,
-                                        yfirst, row_map, nrows, sum, sqsum, stride, counters, hits));
-        if (cl::Error e = launch (k_rows.get (), round_up (nrows, 16), 16, s, kRows))
+        if (cl::Error e = launch (k_rows.get (), round_up (g.total_rows, 16), 16, s, kRows))
           return e;
       }
       if (model.has_tilted) {
-        for (auto [k, c] : {std::pair (k_tilt_a.get (), kTiltA), std::pair (k_tilt_b.get (), kTiltB)}) {
-          GPUDETECT_CL_TRY (cl::set_args (k, levels, diag_map, ndiag, sum, tilted, stride));
+        for (auto [k, c] : {std::pair (k_tilt_a.get (), kTiltA), std::pair (k_tilt_b.get (), kTiltB)})
           if (cl::Error e = launch (k, round_up (ndiag, 64), 64, s, c))
             return e;
-        }
       }
       if (gpu_schedule) {
-        GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, sum, sqsum, stride));
         if (cl::Error e = launch (k_cols.get (), static_cast<size_t> (ncolblocks) * 256, 256, s, kCols))
           return e;
+        if (nwin > 0) {
+          if (cl::Error e = launch (k_first.get (), static_cast<size_t> (nsegs) * 256, 256, s, kFirst))
+            return e;
+          if (cl::Error e = launch (k_list.get (), list_groups * 256, 256, s, kRest))
+            return e;
+        }
       } else {
-        const cl_int nb = ncolblocks;
-        GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, nb, sum, sqsum, stride));
-        if (cl::Error e = launch (k_cols.get (), round_up (nb, 8), 8, s, kCols))
+        if (cl::Error e = launch (k_cols.get (), round_up (ncolblocks, 8), 8, s, kCols))
           return e;
-      }
-      if (nwin > 0 && gpu_schedule) {
-        GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, seg_map, sum, sqsum, tilt, stride, stages, nstages,
-                                        trees, nodes, stumps, leaves, features, fofs, subsets, list, counters));
-        if (cl::Error e = launch (k_first.get (), static_cast<size_t> (nsegs) * 256, 256, s, kFirst))
-          return e;
-        GPUDETECT_CL_TRY (cl::set_args (k_list.get (), levels, nlevels, sum, sqsum, tilt, stride, stages, nstages,
-                                        trees, nodes, stumps, leaves, features, fofs, subsets, list, counters, hits,
-                                        static_cast<cl_uint> (cap)));
-        if (cl::Error e = launch (k_list.get (), list_groups * 256, 256, s, kRest))
-          return e;
-      } else if (nwin > 0) {
-        const cl_int nw = nwrows;
-        GPUDETECT_CL_TRY (cl::set_args (k_rows_cascade.get (), levels, wrow_map, nw, sum, sqsum, tilt, stride, stages,
-                                        nstages, trees, nodes, stumps, leaves, features, fofs, subsets, hits,
-                                        static_cast<cl_uint> (cap)));
-        if (cl::Error e = launch (k_rows_cascade.get (), round_up (nw, 8), 8, s, kFirst))
-          return e;
+        if (nwin > 0)
+          if (cl::Error e = launch (k_rows_cascade.get (), round_up (nwrows, 8), 8, s, kFirst))
+            return e;
       }
     } else {
       s.result_ptr[0] = 0;
@@ -519,6 +546,8 @@ std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::s
   impl->cfg = config;
   impl->cfg.slots = std::clamp (config.slots, 1, 64);
   impl->cfg.hit_capacity = std::clamp (config.hit_capacity, 16, 1 << 24);
+  if (const char *u = std::getenv ("GPUDETECT_UPLOAD")) // tuning knob: direct | staging
+    impl->cfg.direct_upload = std::string (u) == "direct";
   if (!(config.scale_factor > 1.0)) {
     *error = "scale factor must be greater than 1";
     *kind = CreateError::Config;
@@ -568,9 +597,18 @@ std::string Detector::submit (const Frame &f, int *ticket) {
   const int bpp = bytes_per_pixel (f.format);
   if (cl::Error e = m.ensure_geometry (f.width, f.height, bpp))
     return e.message;
-  if (cl::Error e = m.prepare_slot (*it, m.src_size))
+  if (cl::Error e = m.prepare_slot (*it, m.cfg.direct_upload ? 0 : m.src_size))
     return e.message;
-  if (cl::Error e = m.enqueue (f, *it)) {
+  if (!m.args_bound || m.args_format != f.format)
+    if (cl::Error e = m.bind_args (f.format))
+      return e.message;
+  const auto t0 = std::chrono::steady_clock::now ();
+  const double copy0 = m.host_times.copy_us;
+  cl::Error enqueue_error = m.enqueue (f, *it);
+  m.host_times.enqueue_us += std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count () -
+                             (m.host_times.copy_us - copy0);
+  m.host_times.frames++;
+  if (cl::Error e = enqueue_error) {
     clFinish (m.dev.queue.get ());
     return e.message;
   }
@@ -597,7 +635,9 @@ std::string Detector::collect (int ticket, FrameResult *out) {
   s.busy = false;
   cl_event e = s.events[kRead].get ();
   m.host_syncs++;
+  const auto t0 = std::chrono::steady_clock::now ();
   cl_int st = clWaitForEvents (1, &e);
+  m.host_times.wait_us += std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
   cl_int exec = CL_COMPLETE;
   clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, nullptr);
   if (st != CL_SUCCESS || exec < 0)
@@ -606,7 +646,7 @@ std::string Detector::collect (int ticket, FrameResult *out) {
   if (m.cfg.profile)
     m.times (s, &out->times);
   m.decode (s, out);
-  auto t0 = std::chrono::steady_clock::now ();
+  const auto g0 = std::chrono::steady_clock::now ();
   std::vector<Rect> raw;
   raw.reserve (out->hits.size ());
   for (const RawHit &h : out->hits)
@@ -618,7 +658,7 @@ std::string Detector::collect (int ticket, FrameResult *out) {
     if (r.width > 0 && r.height > 0)
       out->objects.push_back ({r, g.neighbors, g.confidence, 0});
   }
-  out->group_us = std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
+  out->group_us = std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - g0).count ();
   return {};
 }
 
@@ -627,8 +667,12 @@ void Detector::discard (int ticket) {
   if (!s.busy)
     return;
   cl_event e = s.events[kRead].get ();
-  if (e)
+  if (e) {
+    const auto t0 = std::chrono::steady_clock::now ();
     clWaitForEvents (1, &e);
+    impl_->host_times.wait_us +=
+        std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
+  }
   s.busy = false;
 }
 
@@ -660,5 +704,6 @@ const CascadeModel &Detector::model () const { return impl_->model; }
 const PyramidGeometry *Detector::geometry () const { return impl_->geom.get (); }
 bool Detector::built_from_cache () const { return impl_->from_cache; }
 uint64_t Detector::host_syncs () const { return impl_->host_syncs; }
+Detector::HostTimes Detector::host_times () const { return impl_->host_times; }
 
 } // namespace gpudetect

@@ -36,6 +36,10 @@ struct DetectorConfig {
   int slots = 2;                                  // frames in flight
   int hit_capacity = 16384;                       // raw hits read back per frame
   bool profile = false;                           // keep per-command events for stage times
+  // Upload each frame straight from the caller's memory (which must then stay
+  // valid until the frame is collected or discarded) instead of copying it
+  // into pinned staging memory in submit().
+  bool direct_upload = false;
 };
 
 struct Detection {
@@ -81,7 +85,8 @@ public:
 
   // Enqueues a frame into a free slot; `*ticket` names it for collect().
   // Fails when no slot is free.  The frame's memory may be reused once
-  // submit() returns (it is copied into pinned staging memory).
+  // submit() returns (it is copied into pinned staging memory), unless
+  // direct_upload is set: then it must stay valid until collect()/discard().
   std::string submit (const Frame &frame, int *ticket);
   // True once the slot's readback completed (never blocks).
   bool ready (int ticket) const;
@@ -105,6 +110,14 @@ public:
   bool built_from_cache () const;
   // Blocking waits on the device so far (one per collected frame in steady state).
   uint64_t host_syncs () const;
+
+  // Host time spent so far in submit() (copying frames into staging memory,
+  // enqueueing) and blocked in collect()/discard() waiting for the device.
+  struct HostTimes {
+    uint64_t frames = 0;
+    double copy_us = 0, enqueue_us = 0, wait_us = 0;
+  };
+  HostTimes host_times () const;
 
   struct Impl;
 
