@@ -73,7 +73,6 @@ struct Detector::Impl {
   size_t rows_wg = 256;
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
-  int spec_stages = 0;      // stages evaluated by generated code
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
 
   // model buffers
@@ -183,7 +182,6 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_SPEC_TREES"); c && std::atoi (c) >= 0)
       spec_trees = std::atoi (c);
     const GeneratedStages gen = generate_stages (model, spec_trees);
-    spec_stages = gen.stages;
     std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_types_source + "\n" +
                          kernels::cascade_eval_source + "\n" + gen.source + "\n" + kernels::cascade_source;
     uint64_t hash = kernels::pyramid_hash;
