@@ -159,10 +159,11 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 #define WGL 256
 /* The stages after stage 0 over the list, LIST_CHUNK windows at a time per
  * work-group.  All windows of a work-group are at the same stage, so model
- * reads are uniform; survivors are compacted after every stage.  G lanes
- * share a window's trees once n * G fits the work-group (G a power of two,
- * at most 32 and the stage's tree count); with G = 1 each lane sums its
- * window's trees in order, as OpenCV does. */
+ * reads are uniform; survivors are compacted after every stage.  In the
+ * stages after the generated ones, and with fp64, G lanes share a window's
+ * trees once n * G fits the work-group (G a power of two, at most 32 and the
+ * stage's tree count); with G = 1 each lane sums its window's trees in order,
+ * as OpenCV does. */
 __kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
 cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum, __global const uint *sqsum,
               __global const uint *tilted, int stride, MODEL_ARGS, __global const uint *list,
