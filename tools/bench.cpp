@@ -163,8 +163,7 @@ int main (int argc, char **argv) {
       return 2;
     }
     compare::Totals total;
-    std::printf ("%-28s %6s %6s %4s %4s %4s %7s %8s %8s %8s\n", "image", "ours", "ocv", "tp", "fp", "fn", "meanIoU",
-                 "raw_ours", "raw_ocv", "jaccard");
+    compare::print_header ();
     for (const std::string &path : paths) {
       Image img;
       if (!read_pgm (path, &img)) {
@@ -178,14 +177,7 @@ int main (int argc, char **argv) {
         return 2;
       }
       cv::Mat m (img.height, img.width, CV_8U, img.pixels.data ());
-      std::vector<cv::Rect> grouped, raw;
-      const cv::Size mins (cfg.min_size.width, cfg.min_size.height);
-      cc.detectMultiScale (m, grouped, cfg.scale_factor, cfg.min_neighbors, 0, mins);
-      cc.detectMultiScale (m, raw, cfg.scale_factor, 0, 0, mins);
-      compare::Totals t = compare::add_image (res, grouped, raw, img.width, img.height, &total);
-      std::printf ("%-28s %6zu %6zu %4d %4d %4d %7.3f %8zu %8zu %8.4f%s\n", img.name.c_str (), res.objects.size (),
-                   grouped.size (), t.tp, t.fp, t.fn, t.mean_iou (), res.hits.size (), raw.size (), t.jaccard (),
-                   res.truncated ? " (hits truncated)" : "");
+      compare::image (cc, m, cfg, res, img.name, &total);
     }
     total.print ();
     return total.f1 () >= min_f1 && total.mean_iou () >= min_iou ? 0 : 1;

@@ -5,10 +5,12 @@
 #include "detector.h"
 
 #include <opencv2/core.hpp>
+#include <opencv2/objdetect.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -86,6 +88,25 @@ inline Totals add_image (const FrameResult &ours, const std::vector<cv::Rect> &o
   t->tp += m.tp, t->fp += m.fp, t->fn += m.fn, t->iou_sum += m.iou_sum;
   t->raw_inter += m.raw_inter, t->raw_union += m.raw_union, t->images++;
   return m;
+}
+
+inline void print_header () {
+  std::printf ("%-28s %6s %6s %4s %4s %4s %7s %8s %8s %8s\n", "image", "ours", "ocv", "tp", "fp", "fn", "meanIoU",
+               "raw_ours", "raw_ocv", "jaccard");
+}
+
+// Runs OpenCV on the same grey pixels and parameters (grouped, and raw with
+// min_neighbors 0), compares with `ours`, adds to `t` and prints the image's row.
+inline void image (cv::CascadeClassifier &ocv, const cv::Mat &grey, const DetectorConfig &cfg, const FrameResult &ours,
+                   const std::string &name, Totals *t, bool verbose = false) {
+  std::vector<cv::Rect> grouped, raw;
+  const cv::Size mins (cfg.min_size.width, cfg.min_size.height);
+  ocv.detectMultiScale (grey, grouped, cfg.scale_factor, cfg.min_neighbors, 0, mins);
+  ocv.detectMultiScale (grey, raw, cfg.scale_factor, 0, 0, mins);
+  const Totals m = add_image (ours, grouped, raw, grey.cols, grey.rows, t, verbose);
+  std::printf ("%-28s %6zu %6zu %4d %4d %4d %7.3f %8zu %8zu %8.4f%s\n", name.c_str (), ours.objects.size (),
+               grouped.size (), m.tp, m.fp, m.fn, m.mean_iou (), ours.hits.size (), raw.size (), m.jaccard (),
+               ours.truncated ? " (hits truncated)" : "");
 }
 
 } // namespace gpudetect::compare

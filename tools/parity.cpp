@@ -84,8 +84,7 @@ int main (int argc, char **argv) {
     return 2;
   }
   std::printf ("model %s\ndevice %s\n", det->model ().path.c_str (), det->device ().describe ().c_str ());
-  std::printf ("%-28s %6s %6s %4s %4s %4s %7s %8s %8s %8s\n", "image", "ours", "ocv", "tp", "fp", "fn", "meanIoU",
-               "raw_ours", "raw_ocv", "jaccard");
+  compare::print_header ();
   compare::Totals total;
   for (const std::string &path : images) {
     cv::Mat g = cv::imread (path, cv::IMREAD_GRAYSCALE);
@@ -108,14 +107,7 @@ int main (int argc, char **argv) {
       std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
       return 2;
     }
-    std::vector<cv::Rect> ocv_grouped, ocv_raw;
-    cv::Size mins (cfg.min_size.width, cfg.min_size.height);
-    ocv.detectMultiScale (g, ocv_grouped, cfg.scale_factor, cfg.min_neighbors, 0, mins);
-    ocv.detectMultiScale (g, ocv_raw, cfg.scale_factor, 0, 0, mins);
-    compare::Totals m = compare::add_image (res, ocv_grouped, ocv_raw, g.cols, g.rows, &total, verbose);
-    std::printf ("%-28s %6zu %6zu %4d %4d %4d %7.3f %8zu %8zu %8.4f%s\n", basename (path).c_str (), res.objects.size (),
-                 ocv_grouped.size (), m.tp, m.fp, m.fn, m.mean_iou (), res.hits.size (), ocv_raw.size (),
-                 m.jaccard (), res.truncated ? " (hits truncated)" : "");
+    compare::image (ocv, g, cfg, res, basename (path), &total, verbose);
   }
   total.print ();
   const double f1 = total.f1 (), mean_iou = total.mean_iou (), jaccard = total.jaccard ();
