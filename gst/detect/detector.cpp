@@ -277,7 +277,7 @@ struct Detector::Impl {
       for (int b = 0; b * 32 <= l.width; b++)
         colblocks.push_back (lv | (b << 10));
       // A segment is one row of windows, or as many rows as fill 256 lanes.
-      const int rows_per_seg = l.nx > 0 ? std::max (1, std::min (256 / l.nx, 1 << 20)) : 1;
+      const int rows_per_seg = l.nx > 0 ? std::max (1, 256 / l.nx) : 1;
       for (int iy = 0; iy < l.ny; iy += rows_per_seg)
         segs.push_back ({{lv | (std::min (rows_per_seg, l.ny - iy) << 10), iy}});
       for (int iy = 0; iy < l.ny; iy++)
