@@ -154,7 +154,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 }
 
 #ifndef LIST_CHUNK
-#define LIST_CHUNK 1024
+#define LIST_CHUNK 512 /* the host passes its own; 512 is its default too */
 #endif
 #define WGL 256
 /* The stages after stage 0 over the list, LIST_CHUNK windows at a time per
