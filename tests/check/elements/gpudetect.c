@@ -227,9 +227,10 @@ GST_START_TEST (test_roi_and_resolution_change)
   GstHarness *h = new_harness (FACE_PROPS " roi-x=40 roi-y=30 roi-width=180 roi-height=180",
       GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
   gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0));
-  /* the frame is held (max-in-flight 2) until EOS drains it */
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  /* a small search region can finish before the push returns, so the frame may already be out; EOS drains it
+   * otherwise */
   gst_harness_push_event (h, gst_event_new_eos ());
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
   GstBuffer *b = gst_harness_pull (h);
   /* OpenCV on the same 180x180 crop finds (47, 46, 88, 88), i.e. (87, 76) in the frame */
   assert_box (b, 87, 76, 88, 88, face_image.width, face_image.height);
