@@ -256,6 +256,58 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
   }
 }
 
+#ifdef VEC_STAGES
+/* CPU schedule with vector stages (LBP stumps): the generated stages
+ * 0..VEC_STAGES-1 run over 16 adjacent windows of the row at once, then
+ * OpenCV's loop walks them: a window after a stage-0 rejection is skipped
+ * (its vector result unused), a window rejected by a vector stage is done,
+ * one that passed them all goes on with the later stages.  The 16 windows'
+ * loads may reach past the row's last window: the integral buffer has room
+ * for it.  wrow_map: level | iy << 10. */
+__kernel void
+cascade_rows_vec (__global const int8 *levels, __global const int *wrow_map, int nrows, __global const uint *sum,
+                  __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
+                  __global uint *hits, uint hit_capacity)
+{
+  const int gid = get_global_id (0);
+  if (gid >= nrows)
+    return;
+  const int m = wrow_map[gid];
+  const int8 L = levels[m & 1023];
+  const int iy = m >> 10, s = L.s6;
+  const size_t row = (size_t) (L.s1 + iy * s) * stride + L.s0;
+  int skip = 0;
+  int depth[16];
+  for (int x0 = 0; x0 < L.s4; x0 += 16) {
+    __global const uint *p = sum + row + x0 * s;
+    vstore16 (s == 1 ? vec_stages_step1 (p, stride) : vec_stages_step2 (p, stride), 0, depth);
+    const int n = min (16, L.s4 - x0);
+    for (int k = 0; k < n; k++) {
+      if (skip) {
+        skip = 0;
+        continue;
+      }
+      if (depth[k] == 0) {
+        skip = 1;
+        continue;
+      }
+      if (depth[k] < VEC_STAGES)
+        continue;
+      const size_t ofs = row + (x0 + k) * s;
+      int si = VEC_STAGES;
+      for (; si < nstages; si++)
+        if (!STAGE_PASSES (si, sum + ofs, tilted + ofs, stride, 1.0f))
+          break;
+      if (si == nstages) {
+        const uint slot = atomic_inc (&hits[0]);
+        if (slot < hit_capacity)
+          hits[1 + slot] = L.s7 + iy * L.s4 + x0 + k;
+      }
+    }
+  }
+}
+#endif
+
 /* CPU schedule: OpenCV's loop over one row of windows.  wrow_map: level | iy << 10. */
 __kernel void
 cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nrows, __global const uint *sum,

@@ -12,6 +12,18 @@ typedef double acc_t;
 typedef float acc_t;
 #endif
 
+/* The CPU schedule's vector stages (generated, see codegen.h): sums of 16
+ * windows, and the loads of 16 windows at a window step of 1 or 2 from p. */
+#ifdef HAVE_FP64
+typedef double16 accv_t;
+#define convert_accv convert_double16
+#else
+typedef float16 accv_t;
+#define convert_accv(x) (x)
+#endif
+#define LD1(o) vload16 (0, p + (o))
+#define LD2(o) ((uint16) (vload16 (0, p + (o)).even, vload16 (0, p + (o) + 16).even))
+
 #ifndef MAX_NODES
 #define MAX_NODES 1
 #endif

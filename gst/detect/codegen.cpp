@@ -14,6 +14,12 @@ std::string flit (float v) {
   return b;
 }
 
+std::string hex (uint32_t v) {
+  char b[16];
+  std::snprintf (b, sizeof b, "%x", v);
+  return b;
+}
+
 // "x + y * s" with the constants folded where they are zero.
 std::string ofs (int x, int y) {
   std::string r;
@@ -92,7 +98,79 @@ private:
   const CascadeModel &m_;
 };
 
+// The 4x4 grid of integral points of LBP feature `fi` as loads of 16
+// windows, and the stump's leaf added to `acc` per window (the CPU
+// schedule's vector stages; kernels/cascade.cl, cascade_rows_vec).
+std::string lbp_vec_stump (const CascadeModel &m, const CascadeModel::Tree &t) {
+  const CascadeModel::Node &n = m.nodes[t.first_node];
+  const CascadeModel::LbpFeature &f = m.lbp_features[n.feature];
+  std::ostringstream o;
+  o << "  {\n";
+  for (int j = 0; j < 4; j++)
+    for (int i = 0; i < 4; i++)
+      o << "    const uint16 g" << i << j << " = LD (" << ofs (f.x + i * f.w, f.y + j * f.h) << ");\n";
+  auto block = [] (int i, int j) {
+    const std::string a = std::to_string (i) + std::to_string (j), b = std::to_string (i + 1) + std::to_string (j),
+                      c = std::to_string (i) + std::to_string (j + 1),
+                      d = std::to_string (i + 1) + std::to_string (j + 1);
+    return "as_int16 (g" + a + " - g" + b + " - g" + c + " + g" + d + ")";
+  };
+  o << "    const int16 c = " << block (1, 1) << ";\n";
+  const int order[8][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {1, 2}, {0, 2}, {0, 1}};
+  o << "    const int16 code = ";
+  for (int k = 0; k < 8; k++)
+    o << (k ? " |\n                       " : "") << "((" << block (order[k][0], order[k][1]) << " >= c) & "
+      << (128 >> k) << ")";
+  o << ";\n";
+  // the code's word of the 256-bit category set, chosen by its top 3 bits
+  o << "    const int16 k = code >> 5;\n";
+  auto word = [&] (int a, int b) {
+    return "select ((uint16) 0x" + hex (n.subset[a]) + "u, (uint16) 0x" + hex (n.subset[b]) + "u, (k & 1) != 0)";
+  };
+  o << "    const uint16 w0 = select (" << word (0, 1) << ", " << word (2, 3) << ", (k & 2) != 0);\n";
+  o << "    const uint16 w1 = select (" << word (4, 5) << ", " << word (6, 7) << ", (k & 2) != 0);\n";
+  o << "    const uint16 w = select (w0, w1, (k & 4) != 0);\n";
+  o << "    acc += convert_accv (select ((float16) " << flit (m.leaves[t.first_leaf - n.right]) << ", (float16) "
+    << flit (m.leaves[t.first_leaf - n.left]) << ", ((w >> as_uint16 (code & 31)) & 1u) != 0u));\n";
+  o << "  }\n";
+  return o.str ();
+}
+
 } // namespace
+
+GeneratedStages generate_vector_stages (const CascadeModel &m, int max_stages) {
+  GeneratedStages g;
+  if (m.feature_type != CascadeModel::FeatureType::Lbp || m.max_nodes_per_tree != 1)
+    return g;
+  g.stages = std::max (0, std::min (max_stages, static_cast<int> (m.stages.size ())));
+  if (g.stages == 0)
+    return g;
+  std::ostringstream o;
+  o << "/* generated from " << m.path << ": stages 0.." << g.stages - 1 << " over 16 windows */\n";
+  o << "#define VEC_STAGES " << g.stages << "\n";
+  for (int step = 1; step <= 2; step++)
+    for (int si = 0; si < g.stages; si++) {
+      const CascadeModel::Stage &st = m.stages[si];
+      o << "#define LD LD" << step << "\n";
+      o << "inline int16 vec_stage_" << si << "_step" << step << " (__global const uint *p, int s)\n{\n"
+        << "  accv_t acc = 0;\n";
+      for (int t = 0; t < st.ntrees; t++)
+        o << lbp_vec_stump (m, m.trees[st.first_tree + t]);
+      o << "  return convert_int16 (acc < (accv_t) " << flit (st.threshold) << ") == 0;\n}\n#undef LD\n";
+    }
+  // Stages 0.. as far as any window passes: each window's number of stages
+  // passed (the later ones only count where the earlier passed).
+  for (int step = 1; step <= 2; step++) {
+    o << "inline int16 vec_stages_step" << step << " (__global const uint *p, int s)\n{\n"
+      << "  int16 alive = vec_stage_0_step" << step << " (p, s), depth = alive & 1;\n";
+    for (int si = 1; si < g.stages; si++)
+      o << "  if (any (alive)) {\n    alive &= vec_stage_" << si << "_step" << step
+        << " (p, s);\n    depth += alive & 1;\n  }\n";
+    o << "  return depth;\n}\n";
+  }
+  g.source = o.str ();
+  return g;
+}
 
 GeneratedStages generate_stages (const CascadeModel &m, int max_trees) {
   GeneratedStages g;

@@ -74,6 +74,7 @@ struct Detector::Impl {
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
+  bool rows_vec = false; // k_rows_cascade is cascade_rows_vec
 
   // model buffers
   cl::Mem stages, trees, nodes, stumps, leaves, features, subsets;
@@ -182,12 +183,21 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_SPEC_TREES"); c && std::atoi (c) >= 0)
       spec_trees = std::atoi (c);
     const GeneratedStages gen = generate_stages (model, spec_trees);
+    // CPUs, LBP stump models: the first stages over 16 windows at once
+    // (GPUDETECT_VEC_STAGES: how many; 0 turns it off; tuning knob).
+    int vec_stages = 3;
+    if (const char *c = std::getenv ("GPUDETECT_VEC_STAGES"); c && std::atoi (c) >= 0)
+      vec_stages = std::atoi (c);
+    const GeneratedStages vec = generate_vector_stages (model, gpu_schedule ? 0 : vec_stages);
+    rows_vec = vec.stages > 0;
     std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_types_source + "\n" +
-                         kernels::cascade_eval_source + "\n" + gen.source + "\n" + kernels::cascade_source;
+                         kernels::cascade_eval_source + "\n" + gen.source + "\n" + vec.source + "\n" +
+                         kernels::cascade_source;
     uint64_t hash = kernels::pyramid_hash;
     for (uint64_t h : {kernels::cascade_types_hash, kernels::cascade_eval_hash, kernels::cascade_hash})
       hash = cl::fnv1a (&h, sizeof h, hash);
     hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
+    hash = cl::fnv1a (vec.source.data (), vec.source.size (), hash);
     if (cl::Error e = cl::build_program (dev, source, hash, opts, &program, &from_cache))
       return e;
     std::vector<std::pair<cl::Kernel *, const char *>> ks = {
@@ -198,7 +208,7 @@ struct Detector::Impl {
       ks.push_back ({&k_first, "cascade_first"});
       ks.push_back ({&k_list, "cascade_list"});
     } else {
-      ks.push_back ({&k_rows_cascade, "cascade_rows"});
+      ks.push_back ({&k_rows_cascade, rows_vec ? "cascade_rows_vec" : "cascade_rows"});
     }
     for (const auto &[k, name] : ks)
       if (cl::Error e = cl::create_kernel (program, name, k))
@@ -300,7 +310,9 @@ struct Detector::Impl {
     if (cl::Error e = upload_vec (&colblock_map, colblocks)) return e;
     if (cl::Error e = upload_vec (&seg_map, segs)) return e;
     if (cl::Error e = upload_vec (&wrow_map, wrows)) return e;
-    if (cl::Error e = buffer (&sum, plane)) return e;
+    // cascade_rows_vec's loads for 16 windows reach up to 32 values past the
+    // last window's: room for them after the last level.
+    if (cl::Error e = buffer (&sum, plane + 64 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&sqsum, haar ? plane : 16)) return e;
     if (cl::Error e = buffer (&tilted, model.has_tilted ? plane : 16)) return e;
     if (cl::Error e = buffer (&list, gpu_schedule ? static_cast<size_t> (g->total_windows) * 4 : 16)) return e;
