@@ -94,7 +94,49 @@ inline int locate (__global const int8 *levels, int nlevels, int gid, int *ix, i
 /* segs: one int2 per work-group: (level | nrows << 10, first row).  The
  * segment's windows are numbered p = row * nx + x; those OpenCV evaluates
  * follow from the last window before p in the same row that stage 0 did not
- * reject (a): p is evaluated iff p - a - 1 is even. */
+ * reject (a): p is evaluated iff p - a - 1 is even.
+ * With more generated stages (SPEC_STAGES > 1), the windows that pass stage 0
+ * gather in local memory until WGF of them are there, and every lane takes
+ * one through stages 1..SPEC_STAGES-1; only their survivors join the list. */
+#if SPEC_STAGES > 1
+/* Stages 1..SPEC_STAGES-1 over the first n queued windows; survivors appended
+ * to the list.  Called by the whole work-group. */
+inline void first_batch (int n, int lid, __local const uint *qwin, __local const uint *qofs,
+                         __local const float *qvnf, __local int *ssum, __local uint *sbase,
+                         __global const uint *sum, __global const uint *tilted, int stride, __global uint *list,
+                         __global uint *counters)
+{
+  int pass = 0;
+  uint win = 0;
+  if (lid < n) {
+    const uint ofs = qofs[lid];
+    win = qwin[lid];
+#ifdef FEATURE_HAAR
+    const float vnf = qvnf[lid];
+#else
+    const float vnf = 1.0f;
+#endif
+    pass = 1;
+    for (int si = 1; si < SPEC_STAGES && pass; si++)
+      pass = spec_stage_passes (si, sum + ofs, tilted + ofs, stride, vnf);
+  }
+  ssum[lid] = pass;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int off = 1; off < WGF; off <<= 1) {
+    const int v = lid >= off ? ssum[lid - off] : 0;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    ssum[lid] += v;
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == WGF - 1)
+    *sbase = ssum[WGF - 1] ? atomic_add (&counters[0], (uint) ssum[WGF - 1]) : 0u;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (pass)
+    list[*sbase + ssum[lid] - 1] = win;
+  barrier (CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
 __kernel __attribute__ ((reqd_work_group_size (WGF, 1, 1))) void
 cascade_first (__global const int8 *levels, __global const int2 *segs, __global const uint *sum,
                __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
@@ -103,6 +145,15 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
   __local int smax[WGF];
   __local int ssum[WGF];
   __local uint sbase;
+#if SPEC_STAGES > 1
+  __local uint qwin[2 * WGF], qofs[2 * WGF];
+#ifdef FEATURE_HAAR
+  __local float qvnf[2 * WGF];
+#else
+  __local float *qvnf = 0;
+#endif
+  int qn = 0; /* windows queued, the same in every lane */
+#endif
   const int lid = get_local_id (0);
   const int2 sg = segs[get_group_id (0)];
   const int8 L = levels[sg.x & 1023];
@@ -115,9 +166,9 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
     const int valid = p < total;
     const int r = valid ? p / nx : 0, x = valid ? p - r * nx : 0;
     int code = CODE_REJECT0;
+    const size_t ofs = (size_t) (L.s1 + (y0 + r) * s) * stride + L.s0 + x * s;
+    float vnf = 1.0f;
     if (valid) {
-      const size_t ofs = (size_t) (L.s1 + (y0 + r) * s) * stride + L.s0 + x * s;
-      float vnf;
       if (!window_norm (sum + ofs, sqsum + ofs, stride, &vnf))
         code = CODE_INVALID;
       else
@@ -143,14 +194,45 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
       ssum[lid] += v;
       barrier (CLK_LOCAL_MEM_FENCE);
     }
+    carry = max (carry, smax[WGF - 1]);
+    const uint win = (uint) (L.s7 + (y0 + r) * nx + x);
+#if SPEC_STAGES > 1
+    const int added = ssum[WGF - 1];
+    if (keep) {
+      const int slot = qn + ssum[lid] - 1;
+      qwin[slot] = win;
+      qofs[slot] = (uint) ofs;
+#ifdef FEATURE_HAAR
+      qvnf[slot] = vnf;
+#endif
+    }
+    qn += added;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (qn >= WGF) {
+      first_batch (WGF, lid, qwin, qofs, qvnf, ssum, &sbase, sum, tilted, stride, list, counters);
+      qn -= WGF; /* qn < WGF: the rest moves to the front, no overlap */
+      if (lid < qn) {
+        qwin[lid] = qwin[WGF + lid];
+        qofs[lid] = qofs[WGF + lid];
+#ifdef FEATURE_HAAR
+        qvnf[lid] = qvnf[WGF + lid];
+#endif
+      }
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+#else
     if (lid == WGF - 1)
       sbase = ssum[WGF - 1] ? atomic_add (&counters[0], (uint) ssum[WGF - 1]) : 0u;
-    carry = max (carry, smax[WGF - 1]);
     barrier (CLK_LOCAL_MEM_FENCE);
     if (keep)
-      list[sbase + ssum[lid] - 1] = (uint) (L.s7 + (y0 + r) * nx + x);
+      list[sbase + ssum[lid] - 1] = win;
     barrier (CLK_LOCAL_MEM_FENCE);
+#endif
   }
+#if SPEC_STAGES > 1
+  if (qn > 0)
+    first_batch (qn, lid, qwin, qofs, qvnf, ssum, &sbase, sum, tilted, stride, list, counters);
+#endif
 }
 
 #ifndef LIST_CHUNK
@@ -201,16 +283,15 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
     }
     int cur = 0;
     barrier (CLK_LOCAL_MEM_FENCE);
-    for (int si = 1; si < nstages && n > 0; si++) {
+    for (int si = SPEC_STAGES; si < nstages && n > 0; si++) {
       const stage_t st = stages[si];
       if (lid == 0)
         cnt[cur ^ 1] = 0;
       barrier (CLK_LOCAL_MEM_FENCE);
       int G = 1;
 #ifdef HAVE_FP64
-      if (si >= SPEC_STAGES)
-        while (G < 32 && G < st.ntrees && n * G * 2 <= WGL)
-          G <<= 1;
+      while (G < 32 && G < st.ntrees && n * G * 2 <= WGL)
+        G <<= 1;
 #endif
       const int per_pass = WGL / G, sub = lid % G;
       for (int i0 = 0; i0 < n; i0 += per_pass) {
@@ -225,7 +306,7 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
           const float vnf = 1.0f;
 #endif
           if (G == 1)
-            pass = STAGE_PASSES (si, sum + lofs[w], tilted + lofs[w], stride, vnf);
+            pass = stage_passes (sum + lofs[w], tilted + lofs[w], stride, vnf, si, MODEL_PASS);
           else
             for (int t = sub; t < st.ntrees; t += G)
               acc += (acc_t) tree_value (sum + lofs[w], tilted + lofs[w], stride, vnf, st.first_tree + t, trees,

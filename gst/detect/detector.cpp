@@ -75,6 +75,7 @@ struct Detector::Impl {
   size_t list_groups = 0;   // persistent work-groups of cascade_list
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
   bool rows_vec = false; // k_rows_cascade is cascade_rows_vec
+  int seg_windows = 256;  // cascade_first: a work-group's segment is as many rows as hold this many windows
 
   // model buffers
   cl::Mem stages, trees, nodes, stumps, leaves, features, subsets;
@@ -172,16 +173,28 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_LIST_GROUPS"); c && std::atoi (c) > 0)
       groups_per_cu = std::atoi (c); // tuning knob: persistent work-groups per compute unit
     list_groups = static_cast<size_t> (std::max<cl_uint> (dev.info.compute_units, 1)) * groups_per_cu;
-    // The first stages as generated code, up to this many trees (tuning knob).
-    // GPUs: stage 0 only (it runs on every window; more generated code made
-    // cascade_list slower and NVIDIA's compiler take tens of seconds).  CPUs:
-    // Haar models up to 256 trees (2.4x faster on PoCL for frontalface_alt2's
-    // small trees, 1.3x for frontalface_default's stumps; a few seconds to
-    // build, once, thanks to the binary cache); LBP stage 0 only (more was
-    // slower there).
-    int spec_trees = !gpu_schedule && haar ? 256 : 1;
+    // The first stages as generated code.  GPUs: cascade_first runs them all
+    // over every window passing stage 0, gathered WGF at a time
+    // (GPUDETECT_FIRST_STAGES, default 3; cascade_list reads the later ones
+    // from memory).  CPUs: Haar models up to 256 trees (2.4x faster on PoCL for
+    // frontalface_alt2's small trees, 1.3x for frontalface_default's stumps; a
+    // few seconds to build, once, thanks to the binary cache); LBP stage 0
+    // (its stump models run vector stages, below).  GPUDETECT_SPEC_TREES: the
+    // stages within this many trees instead (tuning knobs).
+    int spec_trees = haar ? 256 : 1;
+    if (gpu_schedule) {
+      int first = 3;
+      if (const char *c = std::getenv ("GPUDETECT_FIRST_STAGES"); c && std::atoi (c) > 0)
+        first = std::atoi (c);
+      spec_trees = 0;
+      for (int si = 0; si < first && si < static_cast<int> (model.stages.size ()); si++)
+        spec_trees += model.stages[si].ntrees;
+    }
     if (const char *c = std::getenv ("GPUDETECT_SPEC_TREES"); c && std::atoi (c) >= 0)
       spec_trees = std::atoi (c);
+    seg_windows = 256;
+    if (const char *c = std::getenv ("GPUDETECT_SEG_WINDOWS"); c && std::atoi (c) > 0)
+      seg_windows = std::atoi (c); // tuning knob: windows per work-group of cascade_first
     const GeneratedStages gen = generate_stages (model, spec_trees);
     // CPUs, LBP stump models: the first stages over 16 windows at once
     // (GPUDETECT_VEC_STAGES: how many; 0 turns it off; tuning knob).
@@ -286,8 +299,8 @@ struct Detector::Impl {
       const int32_t lv = static_cast<int32_t> (li);
       for (int b = 0; b * 32 <= l.width; b++)
         colblocks.push_back (lv | (b << 10));
-      // A segment is one row of windows, or as many rows as fill 256 lanes.
-      const int rows_per_seg = l.nx > 0 ? std::max (1, 256 / l.nx) : 1;
+      // A segment is one row of windows, or as many rows as hold seg_windows.
+      const int rows_per_seg = l.nx > 0 ? std::max (1, seg_windows / l.nx) : 1;
       for (int iy = 0; iy < l.ny; iy += rows_per_seg)
         segs.push_back ({{lv | (std::min (rows_per_seg, l.ny - iy) << 10), iy}});
       for (int iy = 0; iy < l.ny; iy++)
