@@ -239,11 +239,10 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 #define LIST_CHUNK 512 /* the host passes its own; 512 is its default too */
 #endif
 #define WGL 256
-/* The stages after stage 0 over the list, LIST_CHUNK windows at a time per
- * work-group.  All windows of a work-group are at the same stage, so model
- * reads are uniform; survivors are compacted after every stage.  In the
- * stages after the generated ones, and with fp64, G lanes share a window's
- * trees once n * G fits the work-group (G a power of two, at most 32 and the
+/* The stages after the generated ones over the list, up to LIST_CHUNK
+ * windows at a time per work-group.  All windows of a work-group are at the
+ * same stage, so model reads are uniform; survivors are compacted after every
+ * stage.  With fp64, G lanes share a window's trees once n * G fits the work-group (G a power of two, at most 32 and the
  * stage's tree count); with G = 1 each lane sums its window's trees in order,
  * as OpenCV does. */
 __kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
@@ -261,14 +260,18 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
   __local acc_t part[WGL];
   const int lid = get_local_id (0);
   const uint ntotal = counters[0];
+  /* a short list is shared by more work-groups: chunks of at least 64
+   * windows, and no more than every work-group gets one */
+  const uint per_group = (ntotal + get_num_groups (0) - 1) / get_num_groups (0);
+  const uint chunk = clamp ((per_group + 31u) & ~31u, 64u, (uint) LIST_CHUNK);
   for (;;) {
     if (lid == 0)
-      lbase = atomic_add (&counters[1], (uint) LIST_CHUNK);
+      lbase = atomic_add (&counters[1], chunk);
     barrier (CLK_LOCAL_MEM_FENCE);
     const uint base = lbase;
     if (base >= ntotal)
       break;
-    int n = (int) min ((uint) LIST_CHUNK, ntotal - base);
+    int n = (int) min (chunk, ntotal - base);
     for (int i = lid; i < n; i += WGL) {
       int ix, iy;
       const int8 L = levels[locate (levels, nlevels, (int) list[base + i], &ix, &iy)];

@@ -174,16 +174,17 @@ struct Detector::Impl {
       groups_per_cu = std::atoi (c); // tuning knob: persistent work-groups per compute unit
     list_groups = static_cast<size_t> (std::max<cl_uint> (dev.info.compute_units, 1)) * groups_per_cu;
     // The first stages as generated code.  GPUs: cascade_first runs them all
-    // over every window passing stage 0, gathered WGF at a time
-    // (GPUDETECT_FIRST_STAGES, default 3; cascade_list reads the later ones
-    // from memory).  CPUs: Haar models up to 256 trees (2.4x faster on PoCL for
+    // over every window passing stage 0, gathered WGF at a time, and
+    // cascade_list reads the later ones from memory (GPUDETECT_FIRST_STAGES;
+    // default 2 for Haar, 1 for LBP: on an H100 at 1080p, stage 1 there made
+    // alt2 11 % faster and LBP-improved 5 % slower, docs/benchmarks.md).  CPUs: Haar models up to 256 trees (2.4x faster on PoCL for
     // frontalface_alt2's small trees, 1.3x for frontalface_default's stumps; a
     // few seconds to build, once, thanks to the binary cache); LBP stage 0
     // (its stump models run vector stages, below).  GPUDETECT_SPEC_TREES: the
     // stages within this many trees instead (tuning knobs).
     int spec_trees = haar ? 256 : 1;
     if (gpu_schedule) {
-      int first = 3;
+      int first = haar ? 2 : 1;
       if (const char *c = std::getenv ("GPUDETECT_FIRST_STAGES"); c && std::atoi (c) > 0)
         first = std::atoi (c);
       spec_trees = 0;
