@@ -5,15 +5,18 @@
  *   cascade_first  one work-group per segment of window rows of a level:
  *                  stage 0 over every window, then OpenCV's skip rule (the
  *                  window after a stage-0 rejection is not evaluated) by a
- *                  parallel max-scan, and the windows OpenCV evaluates that
- *                  pass stage 0 appended, in order, to one list;
+ *                  parallel max-scan; the windows OpenCV evaluates that
+ *                  pass stage 0 go through the other generated stages
+ *                  (SPEC_STAGES), a work-group's worth at a time, and the
+ *                  survivors are appended to one list;
  *   cascade_list   persistent work-groups take chunks of that list and run
  *                  the later stages, compacting the survivors in local
  *                  memory after every stage; when few windows remain, several
- *                  lanes share each window's trees in the stages after the
- *                  generated ones (with fp64 only, where the sum is exact in
- *                  any order).  Windows passing every stage are hits.
- * CPU schedule (few cores): cascade_rows, one work-item per row of windows,
+ *                  lanes share each window's trees (with fp64 only, where the
+ *                  sum is exact in any order).  Windows passing every stage
+ *                  are hits.
+ * CPU schedule (few cores): cascade_rows_vec (LBP stumps, vector stages over
+ *   16 windows, then OpenCV's loop over their results) or cascade_rows, one work-item per row of windows,
  *   OpenCV's own loop (every stage, skip after a stage-0 rejection).
  *
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.

@@ -56,9 +56,10 @@ struct RawHit {
 };
 
 // Device time of each command of a frame, in microseconds (profiling events).
-// first: stage 0 over every window and the list of windows OpenCV evaluates
-// that pass it (GPU schedule), or the whole cascade (CPU schedule); rest: the
-// later stages over that list.
+// first: stage 0 over every window, the other generated stages over the
+// windows OpenCV evaluates that pass it, and the list of their survivors (GPU
+// schedule), or the whole cascade (CPU schedule); rest: the later stages over
+// that list.
 struct StageTimes {
   double upload = 0, pyramid = 0, integral = 0, tilted = 0, first = 0, rest = 0, readback = 0;
   double total_device = 0; // first command's start to last command's end
