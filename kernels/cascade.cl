@@ -34,6 +34,7 @@
       __global const feature_t *features, __global const int *fofs, __global const uint *subsets
 /* fofs: feature offsets for the packed integrals' stride (global reads) */
 #define MODEL_PASS stages, trees, nodes, stumps, leaves, features, fofs, subsets
+#define MODEL_PASS_ALL stages, nstages, trees, nodes, stumps, leaves, features, fofs, subsets
 
 /* Stage si of the window at sum/tilted: the generated code (SPEC_STAGES,
  * spec_stage_passes: the model written in as constants) for the first
@@ -343,6 +344,19 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
   }
 }
 
+/* CPU schedule: stages si0.. of one window in order; the window is a hit if
+ * it passes them all. */
+inline void rows_finish (int si0, __global const uint *sum, __global const uint *tilted, int stride, float vnf,
+                         MODEL_ARGS, __global uint *hits, uint hit_capacity, uint win)
+{
+  for (int si = si0; si < nstages; si++)
+    if (!STAGE_PASSES (si, sum, tilted, stride, vnf))
+      return;
+  const uint slot = atomic_inc (&hits[0]);
+  if (slot < hit_capacity)
+    hits[1 + slot] = win;
+}
+
 #ifdef VEC_STAGES
 /* CPU schedule with vector stages (LBP stumps): the generated stages
  * 0..VEC_STAGES-1 run over 16 adjacent windows of the row at once, then
@@ -381,15 +395,8 @@ cascade_rows_vec (__global const int8 *levels, __global const int *wrow_map, int
       if (depth[k] < VEC_STAGES)
         continue;
       const size_t ofs = row + (x0 + k) * s;
-      int si = VEC_STAGES;
-      for (; si < nstages; si++)
-        if (!STAGE_PASSES (si, sum + ofs, tilted + ofs, stride, 1.0f))
-          break;
-      if (si == nstages) {
-        const uint slot = atomic_inc (&hits[0]);
-        if (slot < hit_capacity)
-          hits[1 + slot] = L.s7 + iy * L.s4 + x0 + k;
-      }
+      rows_finish (VEC_STAGES, sum + ofs, tilted + ofs, stride, 1.0f, MODEL_PASS_ALL, hits, hit_capacity,
+                   L.s7 + iy * L.s4 + x0 + k);
     }
   }
 }
@@ -422,14 +429,7 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
       skip = 1;
       continue;
     }
-    int si = 1;
-    for (; si < nstages; si++)
-      if (!STAGE_PASSES (si, sum + ofs, tilted + ofs, stride, vnf))
-        break;
-    if (si == nstages) {
-      const uint slot = atomic_inc (&hits[0]);
-      if (slot < hit_capacity)
-        hits[1 + slot] = L.s7 + iy * L.s4 + ix;
-    }
+    rows_finish (1, sum + ofs, tilted + ofs, stride, vnf, MODEL_PASS_ALL, hits, hit_capacity,
+                 L.s7 + iy * L.s4 + ix);
   }
 }
