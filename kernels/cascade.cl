@@ -15,9 +15,10 @@
  *                  lanes share each window's trees (with fp64 only, where the
  *                  sum is exact in any order).  Windows passing every stage
  *                  are hits.
- * CPU schedule (few cores): cascade_rows_vec (LBP stumps, vector stages over
- *   16 windows, then OpenCV's loop over their results) or cascade_rows, one work-item per row of windows,
- *   OpenCV's own loop (every stage, skip after a stage-0 rejection).
+ * CPU schedule (few cores): cascade_rows, one work-item per row of windows,
+ *   OpenCV's own loop (every stage, skip after a stage-0 rejection); for LBP
+ *   stumps it reads the first stages' results from vector code over 16
+ *   windows at once.
  *
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
  * hits[0] counts hits, hits[1 + i] holds window indices; counters[0] counts
@@ -34,7 +35,6 @@
       __global const feature_t *features, __global const int *fofs, __global const uint *subsets
 /* fofs: feature offsets for the packed integrals' stride (global reads) */
 #define MODEL_PASS stages, trees, nodes, stumps, leaves, features, fofs, subsets
-#define MODEL_PASS_ALL stages, nstages, trees, nodes, stumps, leaves, features, fofs, subsets
 
 /* Stage si of the window at sum/tilted: the generated code (SPEC_STAGES,
  * spec_stage_passes: the model written in as constants) for the first
@@ -344,65 +344,13 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
   }
 }
 
-/* CPU schedule: stages si0.. of one window in order; the window is a hit if
- * it passes them all. */
-inline void rows_finish (int si0, __global const uint *sum, __global const uint *tilted, int stride, float vnf,
-                         MODEL_ARGS, __global uint *hits, uint hit_capacity, uint win)
-{
-  for (int si = si0; si < nstages; si++)
-    if (!STAGE_PASSES (si, sum, tilted, stride, vnf))
-      return;
-  const uint slot = atomic_inc (&hits[0]);
-  if (slot < hit_capacity)
-    hits[1 + slot] = win;
-}
-
-#ifdef VEC_STAGES
-/* CPU schedule with vector stages (LBP stumps): the generated stages
- * 0..VEC_STAGES-1 run over 16 adjacent windows of the row at once, then
- * OpenCV's loop walks them: a window after a stage-0 rejection is skipped
- * (its vector result unused), a window rejected by a vector stage is done,
- * one that passed them all goes on with the later stages.  The 16 windows'
- * loads may reach past the row's last window: the integral buffer has room
- * for it.  wrow_map: level | iy << 10. */
-__kernel void
-cascade_rows_vec (__global const int8 *levels, __global const int *wrow_map, int nrows, __global const uint *sum,
-                  __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
-                  __global uint *hits, uint hit_capacity)
-{
-  const int gid = get_global_id (0);
-  if (gid >= nrows)
-    return;
-  const int m = wrow_map[gid];
-  const int8 L = levels[m & 1023];
-  const int iy = m >> 10, s = L.s6;
-  const size_t row = (size_t) (L.s1 + iy * s) * stride + L.s0;
-  int skip = 0;
-  int depth[16];
-  for (int x0 = 0; x0 < L.s4; x0 += 16) {
-    __global const uint *p = sum + row + x0 * s;
-    vstore16 (s == 1 ? vec_stages_step1 (p, stride) : vec_stages_step2 (p, stride), 0, depth);
-    const int n = min (16, L.s4 - x0);
-    for (int k = 0; k < n; k++) {
-      if (skip) {
-        skip = 0;
-        continue;
-      }
-      if (depth[k] == 0) {
-        skip = 1;
-        continue;
-      }
-      if (depth[k] < VEC_STAGES)
-        continue;
-      const size_t ofs = row + (x0 + k) * s;
-      rows_finish (VEC_STAGES, sum + ofs, tilted + ofs, stride, 1.0f, MODEL_PASS_ALL, hits, hit_capacity,
-                   L.s7 + iy * L.s4 + x0 + k);
-    }
-  }
-}
-#endif
-
-/* CPU schedule: OpenCV's loop over one row of windows.  wrow_map: level | iy << 10. */
+/* CPU schedule: OpenCV's loop over one row of windows (every stage, the
+ * window after a stage-0 rejection skipped).  With VEC_STAGES (LBP stumps),
+ * the generated stages 0..VEC_STAGES-1 run over 16 adjacent windows of the
+ * row at once and the loop reads their results: a window rejected by one of
+ * them is done, one that passed them all goes on with the later stages.  The
+ * 16 windows' loads may reach past the row's last window: the integral buffer
+ * has room for it.  wrow_map: level | iy << 10. */
 __kernel void
 cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nrows, __global const uint *sum,
               __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
@@ -416,20 +364,47 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
   const int iy = m >> 10, s = L.s6;
   const size_t row = (size_t) (L.s1 + iy * s) * stride + L.s0;
   int skip = 0;
+#ifdef VEC_STAGES
+  int depth[16]; /* stages passed by the windows ix & ~15 .. (ix & ~15) + 15 */
+#endif
   for (int ix = 0; ix < L.s4; ix++) {
+#ifdef VEC_STAGES
+    if ((ix & 15) == 0) {
+      __global const uint *p = sum + row + ix * s;
+      vstore16 (s == 1 ? vec_stages_step1 (p, stride) : vec_stages_step2 (p, stride), 0, depth);
+    }
+#endif
     if (skip) {
       skip = 0;
       continue;
     }
     const size_t ofs = row + ix * s;
-    float vnf;
+    float vnf = 1.0f;
+#ifdef VEC_STAGES
+    const int d = depth[ix & 15];
+    if (d == 0) {
+      skip = 1;
+      continue;
+    }
+    if (d < VEC_STAGES)
+      continue;
+    int si = VEC_STAGES;
+#else
     if (!window_norm (sum + ofs, sqsum + ofs, stride, &vnf))
       continue;
     if (!STAGE_PASSES (0, sum + ofs, tilted + ofs, stride, vnf)) {
       skip = 1;
       continue;
     }
-    rows_finish (1, sum + ofs, tilted + ofs, stride, vnf, MODEL_PASS_ALL, hits, hit_capacity,
-                 L.s7 + iy * L.s4 + ix);
+    int si = 1;
+#endif
+    for (; si < nstages; si++)
+      if (!STAGE_PASSES (si, sum + ofs, tilted + ofs, stride, vnf))
+        break;
+    if (si == nstages) {
+      const uint slot = atomic_inc (&hits[0]);
+      if (slot < hit_capacity)
+        hits[1 + slot] = L.s7 + iy * L.s4 + ix;
+    }
   }
 }

@@ -74,7 +74,6 @@ struct Detector::Impl {
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
-  bool rows_vec = false; // k_rows_cascade is cascade_rows_vec
   int seg_windows = 256;  // cascade_first: a work-group's segment is as many rows as hold this many windows
 
   // model buffers
@@ -203,7 +202,6 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_VEC_STAGES"); c && std::atoi (c) >= 0)
       vec_stages = std::atoi (c);
     const GeneratedStages vec = generate_vector_stages (model, gpu_schedule ? 0 : vec_stages);
-    rows_vec = vec.stages > 0;
     std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_types_source + "\n" +
                          kernels::cascade_eval_source + "\n" + gen.source + "\n" + vec.source + "\n" +
                          kernels::cascade_source;
@@ -222,7 +220,7 @@ struct Detector::Impl {
       ks.push_back ({&k_first, "cascade_first"});
       ks.push_back ({&k_list, "cascade_list"});
     } else {
-      ks.push_back ({&k_rows_cascade, rows_vec ? "cascade_rows_vec" : "cascade_rows"});
+      ks.push_back ({&k_rows_cascade, "cascade_rows"});
     }
     for (const auto &[k, name] : ks)
       if (cl::Error e = cl::create_kernel (program, name, k))
@@ -324,7 +322,7 @@ struct Detector::Impl {
     if (cl::Error e = upload_vec (&colblock_map, colblocks)) return e;
     if (cl::Error e = upload_vec (&seg_map, segs)) return e;
     if (cl::Error e = upload_vec (&wrow_map, wrows)) return e;
-    // cascade_rows_vec's loads for 16 windows reach up to 32 values past the
+    // cascade_rows' vector stages' loads for 16 windows reach up to 32 values past the
     // last window's: room for them after the last level.
     if (cl::Error e = buffer (&sum, plane + 64 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&sqsum, haar ? plane : 16)) return e;
