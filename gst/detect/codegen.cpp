@@ -51,7 +51,7 @@ public:
       for (const auto &b : order)
         o << ", " << block (b[0], b[1]);
       for (int k = 0; k < 8; k++)
-        o << ", 0x" << std::hex << n.subset[k] << std::dec << "u";
+        o << ", 0x" << hex (n.subset[k]) << "u";
       o << ")";
       return o.str ();
     }
@@ -100,7 +100,7 @@ private:
 
 // The 4x4 grid of integral points of LBP feature `fi` as loads of 16
 // windows, and the stump's leaf added to `acc` per window (the CPU
-// schedule's vector stages; kernels/cascade.cl, cascade_rows_vec).
+// schedule's vector stages; kernels/cascade.cl, cascade_rows).
 std::string lbp_vec_stump (const CascadeModel &m, const CascadeModel::Tree &t) {
   const CascadeModel::Node &n = m.nodes[t.first_node];
   const CascadeModel::LbpFeature &f = m.lbp_features[n.feature];
