@@ -25,6 +25,7 @@
 
 #include "detector.h"
 #include "gpudetect-elements.h"
+#include "gsthostmemory.h"
 
 #include <gst/video/gstvideometa.h>
 #include <gst/video/video.h>
@@ -66,6 +67,7 @@ enum {
   PROP_ROI_HEIGHT,
   PROP_MESSAGE_MODE,
   PROP_DEVICE_NAME,
+  PROP_UPLOAD_POOL,
 };
 
 #define DEFAULT_MODEL "lbp-frontalface-improved"
@@ -76,6 +78,7 @@ enum {
 #define DEFAULT_INFERENCE_INTERVAL 1
 #define DEFAULT_MAX_IN_FLIGHT 2
 #define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
+#define DEFAULT_UPLOAD_POOL TRUE
 
 namespace {
 
@@ -92,6 +95,7 @@ struct Settings {
   bool skip_when_busy = false;
   int roi_x = 0, roi_y = 0, roi_w = 0, roi_h = 0;
   GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
+  bool upload_pool = DEFAULT_UPLOAD_POOL;
 };
 
 // One buffer held by the element, in arrival order.
@@ -122,6 +126,8 @@ struct GstGpuDetectPrivate {
   guint64 frame_count = 0;
   size_t last_count = G_MAXSIZE;
   std::string device_name;
+  GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
+  guint64 host_memory_frames = 0;         // detected frames that arrived in it
 
   // QoS
   std::mutex qos_lock;
@@ -372,6 +378,7 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   GST_INFO_OBJECT (self, "model %s on %s%s", priv->detector->model ().path.c_str (), priv->device_name.c_str (),
                    priv->detector->built_from_cache () ? " (kernels from cache)" : "");
   priv->frame_count = 0;
+  priv->host_memory_frames = 0;
   priv->last_count = G_MAXSIZE;
   priv->processed = priv->skipped = 0;
   {
@@ -392,7 +399,10 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
       GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames detected; per frame: %.1f us copying into staging memory, "
                        "%.1f us enqueueing, %.1f us waiting for the device", t.frames, t.copy_us / t.frames,
                        t.enqueue_us / t.frames, t.wait_us / t.frames);
+    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " detected frames arrived in page-locked memory",
+                     self->priv->host_memory_frames, t.frames);
   }
+  gst_clear_object (&self->priv->host_allocator);
   self->priv->detector.reset ();
   self->priv->have_info = false;
   return TRUE;
@@ -517,6 +527,8 @@ static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans
     std::string err;
     if (rw > 0 && rh > 0)
       err = priv->detector->submit (f, &p.ticket);
+    if (p.ticket >= 0 && gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
+      priv->host_memory_frames++;
     if (p.ticket < 0)
       unmap (p); // nothing in flight reads it
     if (!err.empty ()) {
@@ -636,6 +648,67 @@ static gboolean gst_gpu_detect_query (GstBaseTransform *trans, GstPadDirection d
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
 }
 
+// Offers upstream a video buffer pool in page-locked memory (see
+// gsthostmemory.h): frames decoded into it upload to the device by DMA alone.
+// Buffers pass through unchanged, so the query first goes downstream (the
+// base class's passthrough answer); a pool proposed there is left first.
+static gboolean gst_gpu_detect_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  GstGpuDetectPrivate *priv = self->priv;
+  // Downstream may not answer (fakesink does not): we answer all the same.
+  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
+  bool offer;
+  guint min_buffers;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    offer = priv->settings.upload_pool;
+    min_buffers = priv->settings.max_in_flight;
+  }
+  GstCaps *caps = nullptr;
+  gboolean need_pool = FALSE;
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!offer || !priv->detector || !caps || gst_query_get_n_allocation_pools (query) > 0)
+    return TRUE;
+  if (!priv->host_allocator) {
+    std::string err;
+    std::shared_ptr<gpudetect::cl::HostAllocator> blocks = priv->detector->host_allocator (&err);
+    if (!blocks) {
+      GST_WARNING_OBJECT (self, "no page-locked memory to offer upstream: %s", err.c_str ());
+      return TRUE;
+    }
+    priv->host_allocator = gst_gpu_detect_host_allocator_new (std::move (blocks));
+  }
+  guint size = 0;
+  GstBufferPool *pool = gst_gpu_detect_host_pool_new (priv->host_allocator, caps, &size);
+  if (!pool)
+    return TRUE;
+  GST_DEBUG_OBJECT (self, "offering a page-locked pool of %u-byte buffers for %" GST_PTR_FORMAT, size, caps);
+  gst_query_add_allocation_pool (query, pool, size, min_buffers, 0);
+  gst_object_unref (pool);
+  // Upstream configures the pool with the first allocator of the answer:
+  // ours goes first, before any proposed downstream (kept after it).
+  std::vector<std::pair<GstAllocator *, GstAllocationParams>> others;
+  while (gst_query_get_n_allocation_params (query) > 0) {
+    GstAllocator *a = nullptr;
+    GstAllocationParams p;
+    gst_query_parse_nth_allocation_param (query, 0, &a, &p);
+    others.emplace_back (a, p);
+    gst_query_remove_nth_allocation_param (query, 0);
+  }
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  gst_query_add_allocation_param (query, priv->host_allocator, &params);
+  for (auto &[a, p] : others) {
+    gst_query_add_allocation_param (query, a, &p);
+    if (a)
+      gst_object_unref (a);
+  }
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  return TRUE;
+}
+
 /* ------------------------------------------------------------------------ */
 /* properties                                                                */
 
@@ -664,6 +737,7 @@ static void gst_gpu_detect_set_property (GObject *object, guint prop_id, const G
   case PROP_ROI_WIDTH: s.roi_w = g_value_get_int (value); break;
   case PROP_ROI_HEIGHT: s.roi_h = g_value_get_int (value); break;
   case PROP_MESSAGE_MODE: s.message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
+  case PROP_UPLOAD_POOL: s.upload_pool = g_value_get_boolean (value); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -693,6 +767,7 @@ static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue 
   case PROP_ROI_WIDTH: g_value_set_int (value, s.roi_w); break;
   case PROP_ROI_HEIGHT: g_value_set_int (value, s.roi_h); break;
   case PROP_MESSAGE_MODE: g_value_set_enum (value, s.message_mode); break;
+  case PROP_UPLOAD_POOL: g_value_set_boolean (value, s.upload_pool); break;
   case PROP_DEVICE_NAME: g_value_set_string (value, priv->device_name.empty () ? nullptr : priv->device_name.c_str ()); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
@@ -795,6 +870,11 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       g_param_spec_enum ("message-mode", "Message mode",
           "When to post the \"gpudetect\" element message with the detected objects",
           GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE, playing));
+  g_object_class_install_property (gobject_class, PROP_UPLOAD_POOL,
+      g_param_spec_boolean ("upload-pool", "Upload pool",
+          "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
+          "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
+          DEFAULT_UPLOAD_POOL, ready));
 
   gst_element_class_set_static_metadata (element_class, "OpenCL object detector", "Filter/Analyzer/Video",
       "Detects objects with OpenCV Haar/LBP cascades on an OpenCL device and attaches region-of-interest metadata",
@@ -811,6 +891,7 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_detect_sink_event);
   trans_class->src_event = GST_DEBUG_FUNCPTR (gst_gpu_detect_src_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_detect_query);
+  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_gpu_detect_propose_allocation);
 
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_DETECT_MESSAGE_MODE, static_cast<GstPluginAPIFlags> (0));
 }

@@ -85,6 +85,10 @@ int main (int argc, char **argv) {
   DetectorConfig cfg;
   cfg.min_size = {24, 24};
   cfg.profile = true;
+  // Frames are read where they lie (page-locked copies, as the element's
+  // upload pool gives them, or the caller's ordinary memory), as the element
+  // reads its buffers.
+  cfg.direct_upload = true;
   int frames = 200, warmup = 20, opencv_frames = -1;
   bool use_opencv = true, parity = false;
   double min_f1 = 0, min_iou = 0;
@@ -189,9 +193,12 @@ int main (int argc, char **argv) {
     std::fprintf (json, "{\"device\": \"%s\", \"model\": \"%s\", \"results\": [\n",
                   det->device ().describe ().c_str (), det->model ().path.c_str ());
 
-  std::printf ("\n%-26s %9s %5s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s %4s %5s %9s %9s %9s\n", "frame", "size",
-               "objs", "upload", "pyramid", "tilted", "integr", "first", "later", "readbk", "device",
-               "e2e_med", "e2e_p95", "lnch", "syncs", "pipelined", "ocv_cpu", "ocv_umat");
+  err.clear ();
+  std::shared_ptr<cl::HostAllocator> host = det->host_allocator (&err);
+  std::printf ("\n%-26s %9s %5s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s %7s %7s %7s %8s %4s %5s %9s %9s %9s\n",
+               "frame", "size", "objs", "upload", "pyramid", "tilted", "integr", "first", "later", "readbk", "device",
+               "e2e_med", "e2e_p95", "enqueue", "wait", "collect", "e2e_page", "lnch", "syncs", "pipelined",
+               "ocv_cpu", "ocv_umat");
   bool first_json = true;
   for (const std::string &path : paths) {
     Image img;
@@ -204,17 +211,51 @@ int main (int argc, char **argv) {
     f.width = img.width;
     f.height = img.height;
     f.stride = img.width;
+    // The same frame in page-locked memory.
+    std::unique_ptr<cl::HostBlock> block;
+    if (!host) {
+      std::fprintf (stderr, "gpudetect: no page-locked memory: %s\n", err.c_str ());
+      return 2;
+    }
+    if (cl::Error e = host->alloc (img.pixels.size (), &block)) {
+      std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
+      return 2;
+    }
+    std::memcpy (block->data (), img.pixels.data (), img.pixels.size ());
+    Frame fp = f;
+    fp.data = static_cast<const uint8_t *> (block->data ());
 
-    // Latency: one frame at a time, submit to grouped result.
-    std::vector<double> e2e, dev_total, up, pyr, tilt, integ, first, rest, rd;
+    // Latency: one frame at a time, submit to grouped result; from ordinary
+    // memory, then from page-locked memory (the figures reported per stage).
     FrameResult res;
-    int launches = 0;
-    uint64_t syncs0 = 0;
+    std::vector<double> e2e_pageable;
     for (int i = 0; i < warmup + frames; i++) {
-      if (i == warmup)
-        syncs0 = det->host_syncs ();
       auto t0 = Clock::now ();
       if (std::string e = det->detect (f, &res); !e.empty ()) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+        return 2;
+      }
+      if (i >= warmup)
+        e2e_pageable.push_back (ms_since (t0));
+    }
+    std::vector<double> e2e, dev_total, up, pyr, tilt, integ, first, rest, rd, collect_ms;
+    int launches = 0;
+    uint64_t syncs0 = 0;
+    Detector::HostTimes host0;
+    for (int i = 0; i < warmup + frames; i++) {
+      if (i == warmup) {
+        syncs0 = det->host_syncs ();
+        host0 = det->host_times ();
+      }
+      auto t0 = Clock::now ();
+      int ticket = -1;
+      if (std::string e = det->submit (fp, &ticket); !e.empty ()) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+        return 2;
+      }
+      const double w0 = det->host_times ().wait_us;
+      auto tc = Clock::now ();
+      if (std::string e = det->collect (ticket, &res); !e.empty ()) {
         std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
         return 2;
       }
@@ -222,6 +263,8 @@ int main (int argc, char **argv) {
       if (i < warmup)
         continue;
       e2e.push_back (ms);
+      // collect() past the wait: reading the hits back out and grouping
+      collect_ms.push_back (ms_since (tc) - (det->host_times ().wait_us - w0) / 1000);
       const StageTimes &t = res.times;
       dev_total.push_back (t.total_device / 1000), up.push_back (t.upload / 1000), pyr.push_back (t.pyramid / 1000);
       tilt.push_back (t.tilted / 1000), integ.push_back (t.integral / 1000), first.push_back (t.first / 1000);
@@ -229,6 +272,9 @@ int main (int argc, char **argv) {
       launches = t.launches;
     }
     const double syncs = static_cast<double> (det->host_syncs () - syncs0) / frames;
+    const Detector::HostTimes host1 = det->host_times ();
+    const double enqueue_ms = (host1.enqueue_us - host0.enqueue_us) / 1000 / frames;
+    const double wait_ms = (host1.wait_us - host0.wait_us) / 1000 / frames;
     if (dump) {
       std::fprintf (dump, "%s objects", img.name.c_str ());
       for (const Detection &d : res.objects)
@@ -249,7 +295,7 @@ int main (int argc, char **argv) {
         tickets.erase (tickets.begin ());
       }
       int t = -1;
-      if (std::string e = det->submit (f, &t); !e.empty ()) {
+      if (std::string e = det->submit (fp, &t); !e.empty ()) {
         std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
         return 2;
       }
@@ -299,31 +345,37 @@ int main (int argc, char **argv) {
     Stats se = stats (e2e);
     char size[32];
     std::snprintf (size, sizeof size, "%dx%d", img.width, img.height);
-    std::printf ("%-26s %9s %5zu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %8.3f %8.3f %4d %5.2f %9.3f "
-                 "%9.3f %9.3f\n",
+    const double collect_med = stats (collect_ms).median, pageable_med = stats (e2e_pageable).median;
+    std::printf ("%-26s %9s %5zu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %8.3f %8.3f %7.3f %7.3f %7.3f "
+                 "%8.3f %4d %5.2f %9.3f %9.3f %9.3f\n",
                  img.name.c_str (), size, res.objects.size (), stats (up).median, stats (pyr).median,
                  stats (tilt).median, stats (integ).median, stats (first).median,
-                 stats (rest).median, stats (rd).median, stats (dev_total).median, se.median, se.p95, launches, syncs,
-                 pipelined, ocv_cpu, ocv_umat);
+                 stats (rest).median, stats (rd).median, stats (dev_total).median, se.median, se.p95, enqueue_ms,
+                 wait_ms, collect_med, pageable_med, launches, syncs, pipelined, ocv_cpu, ocv_umat);
     if (json) {
       std::fprintf (json,
                     "%s  {\"frame\": \"%s\", \"width\": %d, \"height\": %d, \"objects\": %zu, \"opencv_objects\": %zu, "
                     "\"frames\": %d, \"upload_ms\": %.4f, \"pyramid_ms\": %.4f, \"tilted_ms\": %.4f, "
                     "\"integral_ms\": %.4f, \"first_ms\": %.4f, \"later_ms\": %.4f, "
                     "\"readback_ms\": %.4f, \"device_ms\": %.4f, \"e2e_median_ms\": %.4f, \"e2e_p95_ms\": %.4f, "
+                    "\"enqueue_ms\": %.4f, \"wait_ms\": %.4f, \"collect_ms\": %.4f, \"e2e_pageable_median_ms\": %.4f, "
                     "\"launches\": %d, \"host_syncs\": %.2f, \"pipelined_ms\": %.4f, \"opencv_cpu_ms\": %.4f, "
                     "\"opencv_umat_ms\": %.4f}",
                     first_json ? "" : ",\n", img.name.c_str (), img.width, img.height, res.objects.size (), ocv_objs,
                     frames, stats (up).median, stats (pyr).median, stats (tilt).median, stats (integ).median,
                     stats (first).median, stats (rest).median, stats (rd).median,
-                    stats (dev_total).median, se.median, se.p95, launches, syncs, pipelined, ocv_cpu, ocv_umat);
+                    stats (dev_total).median, se.median, se.p95, enqueue_ms, wait_ms, collect_med, pageable_med,
+                    launches, syncs, pipelined, ocv_cpu, ocv_umat);
       first_json = false;
     }
   }
   std::printf ("\nms; stage columns: median device time of each command (OpenCL profiling events): first = stage 0 "
                "and the list of windows passing it (GPU schedule) or the whole cascade (CPU schedule), later = the later "
-               "stages over that list;\ndevice: first command start to last end; e2e: submit to grouped result, one frame at a time; pipelined: per frame "
-               "with %d frames in flight; ocv_*: OpenCV CascadeClassifier median, same parameters.\n",
+               "stages over that list;\ndevice: first command start to last end; e2e: submit to grouped result, one frame at a time, "
+               "the frame in page-locked memory (as the element's upload pool gives it); of that, on the host: enqueue (in "
+               "submit), wait (blocked on the device), collect (reading the hits out, grouping; median);\ne2e_page: the "
+               "same from ordinary memory (median); pipelined: per frame with %d frames in flight, page-locked frames; "
+               "ocv_*: OpenCV CascadeClassifier median, same parameters.\n",
                det->slots ());
   if (json) {
     std::fprintf (json, "\n]}\n");

@@ -93,6 +93,7 @@ struct Detector::Impl {
   std::vector<Slot> slots;
   uint64_t host_syncs = 0;
   Detector::HostTimes host_times;
+  std::shared_ptr<cl::HostAllocator> host_alloc; // page-locked frame memory, made on first use
 
   ~Impl () {
     if (dev.queue)
@@ -727,5 +728,13 @@ const PyramidGeometry *Detector::geometry () const { return impl_->geom.get (); 
 bool Detector::built_from_cache () const { return impl_->from_cache; }
 uint64_t Detector::host_syncs () const { return impl_->host_syncs; }
 Detector::HostTimes Detector::host_times () const { return impl_->host_times; }
+
+std::shared_ptr<cl::HostAllocator> Detector::host_allocator (std::string *error) {
+  Impl &m = *impl_;
+  if (!m.host_alloc)
+    if (cl::Error e = cl::HostAllocator::create (m.dev, &m.host_alloc); e && error)
+      *error = e.message;
+  return m.host_alloc;
+}
 
 } // namespace gpudetect

@@ -109,6 +109,11 @@ public:
   // The pyramid planned for the last submitted frame size.
   const PyramidGeometry *geometry () const;
   bool built_from_cache () const;
+  // Page-locked host memory on this device's context (made on first use):
+  // frames whose pixels lie in it upload at the device's full transfer speed,
+  // without the staging copy a driver makes of ordinary memory (with
+  // direct_upload) or the one submit() makes (without).  Null on failure.
+  std::shared_ptr<cl::HostAllocator> host_allocator (std::string *error = nullptr);
   // Blocking waits on the device so far (one per collected frame in steady state).
   uint64_t host_syncs () const;
 

@@ -178,6 +178,50 @@ Error open_device (const std::string &selector, Device *out) {
   return {};
 }
 
+Error HostAllocator::create (const Device &dev, std::shared_ptr<HostAllocator> *out) {
+  std::shared_ptr<HostAllocator> a (new HostAllocator ());
+  cl_int st = CL_SUCCESS;
+  a->queue_ = clCreateCommandQueue (dev.context.get (), dev.info.id, 0, &st);
+  GPUDETECT_CL_TRY (st);
+  GPUDETECT_CL_TRY (clRetainContext (dev.context.get ()));
+  a->context_ = dev.context.get ();
+  *out = std::move (a);
+  return {};
+}
+
+HostAllocator::~HostAllocator () {
+  if (queue_) {
+    clFinish (queue_);
+    clReleaseCommandQueue (queue_);
+  }
+  if (context_)
+    clReleaseContext (context_);
+}
+
+Error HostAllocator::alloc (size_t size, std::unique_ptr<HostBlock> *out) {
+  std::unique_ptr<HostBlock> b (new HostBlock ());
+  cl_int st = CL_SUCCESS;
+  b->mem_ = clCreateBuffer (context_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, std::max<size_t> (size, 1), nullptr,
+                            &st);
+  GPUDETECT_CL_TRY (st);
+  b->ptr_ = clEnqueueMapBuffer (queue_, b->mem_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, std::max<size_t> (size, 1), 0,
+                                nullptr, nullptr, &st);
+  GPUDETECT_CL_TRY (st);
+  b->size_ = size;
+  b->owner_ = shared_from_this ();
+  *out = std::move (b);
+  return {};
+}
+
+HostBlock::~HostBlock () {
+  if (ptr_)
+    clEnqueueUnmapMemObject (owner_->queue_, mem_, ptr_, 0, nullptr, nullptr);
+  if (mem_)
+    clReleaseMemObject (mem_);
+  if (owner_ && ptr_)
+    clFlush (owner_->queue_);
+}
+
 static std::string cache_dir () {
   if (const char *d = std::getenv ("GPUDETECT_CACHE_DIR"))
     return d;

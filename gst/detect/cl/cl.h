@@ -9,6 +9,7 @@
 #include <CL/cl.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,6 +102,44 @@ struct Device {
   Queue queue;
 };
 Error open_device (const std::string &selector, Device *out);
+
+// Page-locked host memory: CL_MEM_ALLOC_HOST_PTR buffers, each mapped once
+// for its whole life.  The device reads such memory at full transfer speed,
+// so a frame that lies in it uploads without the driver's staging copy.  An
+// allocator holds its own references to the context and a queue of its own
+// (its unmaps never land between a detector's commands), and every block
+// holds its allocator: blocks may outlive the Detector that made them.
+// Thread-safe.
+class HostBlock;
+class HostAllocator : public std::enable_shared_from_this<HostAllocator> {
+public:
+  static Error create (const Device &dev, std::shared_ptr<HostAllocator> *out);
+  ~HostAllocator ();
+  Error alloc (size_t size, std::unique_ptr<HostBlock> *out);
+
+private:
+  friend class HostBlock;
+  HostAllocator () = default;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+};
+
+class HostBlock {
+public:
+  ~HostBlock ();
+  HostBlock (const HostBlock &) = delete;
+  HostBlock &operator= (const HostBlock &) = delete;
+  void *data () const { return ptr_; }
+  size_t size () const { return size_; }
+
+private:
+  friend class HostAllocator;
+  HostBlock () = default;
+  std::shared_ptr<HostAllocator> owner_;
+  cl_mem mem_ = nullptr;
+  void *ptr_ = nullptr;
+  size_t size_ = 0;
+};
 
 // Builds `source` with `options`; binaries are cached under
 // $GPUDETECT_CACHE_DIR or $XDG_CACHE_HOME/gpudetect (~/.cache/gpudetect),

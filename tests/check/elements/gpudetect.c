@@ -1,6 +1,7 @@
 /* gpudetect element tests (GstHarness): caps per format, detection metadata
  * on a real image with a real cascade, ordering, EOS drain and flushes with
- * frames in flight, inference-interval, resolution change, errors. */
+ * frames in flight, inference-interval, resolution change, errors, the
+ * page-locked upload pool offered upstream. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/gstvideometa.h>
@@ -32,11 +33,10 @@ static void load_pgm (const char *path, Gray *g)
 }
 
 /* The grey test image as a buffer of `format` (grey in every channel, neutral chroma). */
-static GstBuffer *make_frame (const Gray *g, GstVideoFormat format, GstClockTime pts)
+static GstBuffer *fill_frame (GstBuffer *buf, const Gray *g, GstVideoFormat format, GstClockTime pts)
 {
   GstVideoInfo info;
   gst_video_info_set_format (&info, format, g->width, g->height);
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
   gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, format, g->width, g->height,
       GST_VIDEO_INFO_N_PLANES (&info), info.offset, info.stride);
   GstVideoFrame frame;
@@ -62,6 +62,13 @@ static GstBuffer *make_frame (const Gray *g, GstVideoFormat format, GstClockTime
   GST_BUFFER_PTS (buf) = pts;
   GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
   return buf;
+}
+
+static GstBuffer *make_frame (const Gray *g, GstVideoFormat format, GstClockTime pts)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, format, g->width, g->height);
+  return fill_frame (gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL), g, format, pts);
 }
 
 static GstHarness *new_harness (const char *props, GstVideoFormat format, int w, int h)
@@ -438,6 +445,37 @@ GST_START_TEST (test_pipeline_1080p_flushes)
 }
 GST_END_TEST;
 
+/* The element answers upstream's allocation query with a pool in page-locked
+ * memory (upload-pool, default on); frames from it are detected as any other. */
+GST_START_TEST (test_upload_pool)
+{
+  const gboolean settings[] = {TRUE, FALSE};
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++) {
+    gchar *props = g_strdup_printf (FACE_PROPS " upload-pool=%s", settings[i] ? "true" : "false");
+    GstHarness *h = new_harness (props, GST_VIDEO_FORMAT_I420, face_image.width, face_image.height);
+    g_free (props);
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, face_image.width, face_image.height);
+    GstBuffer *in = gst_harness_create_buffer (h, GST_VIDEO_INFO_SIZE (&info));
+    fail_unless (in != NULL);
+    const gboolean ours = gst_memory_is_type (gst_buffer_peek_memory (in, 0), "GpuDetectHostMemory");
+    fail_unless (ours == settings[i], "page-locked memory %d with upload-pool=%d", ours, settings[i]);
+    GstAllocator *allocator = NULL;
+    gst_harness_get_allocator (h, &allocator, NULL);
+    if (settings[i])
+      fail_unless (allocator != NULL && g_strcmp0 (allocator->mem_type, "GpuDetectHostMemory") == 0);
+    fill_frame (in, &face_image, GST_VIDEO_FORMAT_I420, 0);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GstBuffer *out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    assert_face (out, 0, 0, face_image.width, face_image.height);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
 static Suite *gpudetect_suite (void)
 {
   Suite *s = suite_create ("gpudetect");
@@ -453,6 +491,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_messages_and_latency);
   tcase_add_test (tc, test_pipeline_1080p_flushes);
+  tcase_add_test (tc, test_upload_pool);
   return s;
 }
 
