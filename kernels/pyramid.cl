@@ -3,7 +3,8 @@
  * buffer with one stride, and its integral images (sum, squared sum, tilted).
  *
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
- * Build options: -D WG=<work-group size of pyramid_rows> [-D HAVE_SQSUM]
+ * Build options: -D WG=<work-group size of pyramid_rows> -D RK=<pixels per lane
+ * and pass in pyramid_rows> [-D HAVE_SQSUM]
  */
 #ifndef WG
 #define WG 256
@@ -26,11 +27,15 @@ inline uint src_luma (__global const uchar *src, int stride, int bpp, int4 rgb, 
   return ((uint) p[rgb.x] * 4899u + (uint) p[rgb.y] * 9617u + (uint) p[rgb.z] * 1868u + 8192u) >> 14;
 }
 
-/* One work-group per resampled row of every level: resample the row, then a
- * work-group prefix sum writes the row-prefix sums into the integral buffers
- * (the column pass completes them).  Row 0 and column 0 of each level's
- * integral are written as zeros.  Work-group 0 also resets the frame's
- * counters. */
+/* Resampled rows of every level, a work-group at a time: the row-map entry
+ * names the level (bits 0-9), the first row (bits 10-26) and log2 of the
+ * lanes per row (bits 27-30): a row of w pixels takes the smallest power of
+ * two of lanes, at least 8, that holds w / RK pixels, up to WG, so a
+ * work-group resamples WG / lanes consecutive rows of a narrow level at once.
+ * Each row is resampled and a segmented prefix sum over its lanes writes the
+ * row-prefix sums into the integral buffers (the column pass completes them).
+ * Row 0 and column 0 of each level's integral are written as zeros.
+ * Work-group 0 also resets the frame's counters. */
 __kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
 pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
               __global const int8 *levels, __global const int *xtab, __global const int *ytab,
@@ -48,23 +53,31 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     hits[0] = 0;
   }
   const int m = row_map[g];
-  const int li = m & 1023, y = m >> 10;
+  const int li = m & 1023, sh = (m >> 27) & 15;
+  const int lanes = 1 << sh, lane = lid & (lanes - 1), seg0 = lid - lane;
+  const int y = ((m >> 10) & 0x1ffff) + (lid >> sh);
   const int8 L = levels[li];
   const int w = L.s2;
-  const int ye = ytab[yfirst[li] + y];
-  const int sy = ye >> 9;
-  const uint cy1 = ye & 511, cy0 = 256u - cy1;
+  const bool live = y < L.s3;
+  int sy = 0;
+  uint cy0 = 0, cy1 = 0;
+  if (live) {
+    const int ye = ytab[yfirst[li] + y];
+    sy = ye >> 9;
+    cy1 = ye & 511;
+    cy0 = 256u - cy1;
+  }
   const size_t base = (size_t) (L.s1 + y + 1) * stride + L.s0;
-  if (y == 0) {
+  if (live && y == 0) {
     const size_t top = (size_t) L.s1 * stride + L.s0;
-    for (int x = lid; x <= w; x += WG) {
+    for (int x = lane; x <= w; x += lanes) {
       sum[top + x] = 0;
 #ifdef HAVE_SQSUM
       sqsum[top + x] = 0;
 #endif
     }
   }
-  if (lid == 0) {
+  if (live && lane == 0) {
     sum[base] = 0;
 #ifdef HAVE_SQSUM
     sqsum[base] = 0;
@@ -72,15 +85,17 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   }
   __global const int *xt = xtab + xfirst[li];
   uint carry_s = 0, carry_q = 0;
-  /* each lane resamples RK consecutive pixels, then one scan joins the lanes */
-  for (int x0 = 0; x0 < w; x0 += WG * RK) {
-    const int xb = x0 + lid * RK;
+  /* each lane resamples RK consecutive pixels, then one scan joins the lanes
+   * of a row; every row of the work-group has the same width, so the passes
+   * and barriers are uniform */
+  for (int x0 = 0; x0 < w; x0 += lanes * RK) {
+    const int xb = x0 + lane * RK;
     uint ts[RK], tq[RK];
     uint as = 0, aq = 0;
     for (int k = 0; k < RK; k++) {
       const int x = xb + k;
       uint p = 0;
-      if (x < w) {
+      if (live && x < w) {
         const int xe = xt[x];
         const int sx = xe >> 9;
         const uint cx1 = xe & 511, cx0 = 256u - cx1;
@@ -103,26 +118,27 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     ls[lid] = as;
     lq[lid] = aq;
     barrier (CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < WG; off <<= 1) {
-      uint a = lid >= off ? ls[lid - off] : 0u;
-      uint b = lid >= off ? lq[lid - off] : 0u;
+    for (int off = 1; off < lanes; off <<= 1) {
+      uint a = lane >= off ? ls[lid - off] : 0u;
+      uint b = lane >= off ? lq[lid - off] : 0u;
       barrier (CLK_LOCAL_MEM_FENCE);
       ls[lid] += a;
       lq[lid] += b;
       barrier (CLK_LOCAL_MEM_FENCE);
     }
     const uint es = carry_s + ls[lid] - as, eq = carry_q + lq[lid] - aq;
-    for (int k = 0; k < RK; k++) {
-      const int x = xb + k;
-      if (x < w) {
-        sum[base + x + 1] = es + ts[k];
+    if (live)
+      for (int k = 0; k < RK; k++) {
+        const int x = xb + k;
+        if (x < w) {
+          sum[base + x + 1] = es + ts[k];
 #ifdef HAVE_SQSUM
-        sqsum[base + x + 1] = eq + tq[k];
+          sqsum[base + x + 1] = eq + tq[k];
 #endif
+        }
       }
-    }
-    carry_s += ls[WG - 1];
-    carry_q += lq[WG - 1];
+    carry_s += ls[seg0 + lanes - 1];
+    carry_q += lq[seg0 + lanes - 1];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
 }

@@ -71,6 +71,7 @@ struct Detector::Impl {
   cl::Program program;
   bool from_cache = false;
   size_t rows_wg = 256;
+  int rows_rk = 8;          // pyramid_rows: pixels per lane and pass (1 with squared sums: registers)
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
@@ -85,7 +86,7 @@ struct Detector::Impl {
   bool geom_dirty = true;
   cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, diag_map, colblock_map, seg_map, wrow_map;
   cl::Mem sum, sqsum, tilted, list, counters, hits, fofs;
-  int ndiag = 0, ncolblocks = 0, nsegs = 0, nwrows = 0;
+  int ndiag = 0, ncolblocks = 0, nsegs = 0, nwrows = 0, nrowgroups = 0;
   size_t src_size = 0;
   bool args_bound = false;           // kernel arguments set for this geometry and args_format
   PixelFormat args_format = PixelFormat::Gray8;
@@ -141,7 +142,8 @@ struct Detector::Impl {
     while (p2 * 2 <= rows_wg)
       p2 *= 2;
     rows_wg = p2;
-    std::string opts = "-cl-std=CL1.2 -D WG=" + std::to_string (rows_wg);
+    rows_rk = haar ? 1 : 8;
+    std::string opts = "-cl-std=CL1.2 -D WG=" + std::to_string (rows_wg) + " -D RK=" + std::to_string (rows_rk);
     opts += haar ? " -D FEATURE_HAAR -D HAVE_SQSUM" : " -D FEATURE_LBP";
     opts += " -D MAX_NODES=" + std::to_string (model.max_nodes_per_tree);
     opts += " -D WIN_W=" + std::to_string (model.window_width) + " -D WIN_H=" + std::to_string (model.window_height);
@@ -292,11 +294,19 @@ struct Detector::Impl {
       for (int k = 0; k <= g->levels[li].width + g->levels[li].height; k++)
         diag.push_back (static_cast<int32_t> (li) | (k << 10));
     ndiag = model.has_tilted ? static_cast<int> (diag.size ()) : 0;
-    std::vector<int32_t> colblocks, wrows;
+    std::vector<int32_t> colblocks, wrows, rowgroups;
     std::vector<cl_int2> segs; // cascade_first: (level | nrows << 10, first row)
+    if (h >= (1 << 17))
+      return {"frames of " + std::to_string (h) + " rows are not supported (at most 131071)"};
     for (size_t li = 0; li < g->levels.size (); li++) {
       const PyramidLevel &l = g->levels[li];
       const int32_t lv = static_cast<int32_t> (li);
+      // pyramid_rows (GPU schedule): 2^sh lanes per row, rows_wg >> sh rows per work-group
+      int sh = 3;
+      while ((1 << sh) < static_cast<int> (rows_wg) && (1 << sh) * rows_rk < l.width)
+        sh++;
+      for (int y = 0; y < l.height; y += static_cast<int> (rows_wg) >> sh)
+        rowgroups.push_back (lv | (y << 10) | (sh << 27));
       for (int b = 0; b * 32 <= l.width; b++)
         colblocks.push_back (lv | (b << 10));
       // A segment is one row of windows, or as many rows as hold seg_windows.
@@ -307,6 +317,7 @@ struct Detector::Impl {
         wrows.push_back (lv | (iy << 10));
     }
     ncolblocks = static_cast<int> (colblocks.size ());
+    nrowgroups = static_cast<int> (rowgroups.size ());
     nsegs = static_cast<int> (segs.size ());
     nwrows = static_cast<int> (wrows.size ());
     src_size = static_cast<size_t> (w) * h * bpp;
@@ -318,7 +329,7 @@ struct Detector::Impl {
     if (cl::Error e = upload_vec (&ytab, g->ytab)) return e;
     if (cl::Error e = upload_vec (&xfirst, g->xtab_first)) return e;
     if (cl::Error e = upload_vec (&yfirst, g->ytab_first)) return e;
-    if (cl::Error e = upload_vec (&row_map, g->row_map)) return e;
+    if (cl::Error e = upload_vec (&row_map, gpu_schedule ? rowgroups : g->row_map)) return e;
     if (cl::Error e = upload_vec (&diag_map, model.has_tilted ? diag : std::vector<int32_t> ())) return e;
     if (cl::Error e = upload_vec (&colblock_map, colblocks)) return e;
     if (cl::Error e = upload_vec (&seg_map, segs)) return e;
@@ -461,7 +472,7 @@ struct Detector::Impl {
     if (nlevels > 0) {
       const int nwin = g.total_windows;
       if (gpu_schedule) {
-        if (cl::Error e = launch (k_rows.get (), g.total_rows * rows_wg, rows_wg, s, kRows))
+        if (cl::Error e = launch (k_rows.get (), static_cast<size_t> (nrowgroups) * rows_wg, rows_wg, s, kRows))
           return e;
       } else {
         if (cl::Error e = launch (k_rows.get (), round_up (g.total_rows, 16), 16, s, kRows))
