@@ -53,9 +53,17 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     hits[0] = 0;
   }
   const int m = row_map[g];
-  const int li = m & 1023, sh = (m >> 27) & 15;
+  const int li = m & 1023;
+#ifdef HAVE_SQSUM
+  /* one row per work-group (the map says so too): with squared sums, a
+   * pixel per lane and pass, rows packed together measured slower */
+  const int lanes = WG, lane = lid, seg0 = 0;
+  const int y = (m >> 10) & 0x1ffff;
+#else
+  const int sh = (m >> 27) & 15;
   const int lanes = 1 << sh, lane = lid & (lanes - 1), seg0 = lid - lane;
   const int y = ((m >> 10) & 0x1ffff) + (lid >> sh);
+#endif
   const int8 L = levels[li];
   const int w = L.s2;
   const bool live = y < L.s3;

@@ -9,7 +9,10 @@
 #     nose and mouth cascades it also loads by default are not in Debian's
 #     opencv-data, so it runs the face cascade alone, as gpudetect does.
 # The clip is 1080p MJPEG made once from the demo clip (upscaled), so decoding
-# is real work; SIZE=640x480 makes a VGA one instead.
+# is real work; SIZE=640x480 makes a VGA one instead.  Besides the ratio of
+# the medians, each turn's run with gpudetect is divided by that turn's
+# decode-only run, and the median of those ratios is printed: the host's speed
+# drifts between turns more than within one.
 #   pipelines/benchmark.sh [CASCADE-FILE-OR-NAME...]     (default: lbp-frontalface-improved)
 # Env: SIZE (1920x1080), REPEAT (5), DEVICE (gpudetect's device property), PROPS (more gpudetect
 # properties, e.g. PROPS="max-in-flight=4"), BUILD (build).
@@ -40,6 +43,15 @@ fps_once () {
     awk '/fps/ { print $3 }'
 }
 median () { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# Median over the turns of (fps with the element) / (decode-only fps of the same turn), in %.
+turn_ratio () {
+  local -a a=($1) b=($2) r=()
+  local i
+  for i in "${!a[@]}"; do
+    r+=("$(awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN { printf "%.1f", 100 * x / y }')")
+  done
+  median "${r[@]}"
+}
 ratio () { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 
 models=("$@")
@@ -66,7 +78,8 @@ printf '%-58s %8s fps  (runs:%s)\n' "decode only" "$base" "${runs[base]}"
 for m in "${models[@]}"; do
   # shellcheck disable=SC2086
   g=$(median ${runs[g-$m]})
-  printf '%-58s %8s fps  (%s %% of decode only; runs:%s)\n' "gpudetect model=$m $dev" "$g" "$(ratio "$g" "$base")" "${runs[g-$m]}"
+  printf '%-58s %8s fps  (%s %% of decode only; median of the turns'"'"' ratios %s %%; runs:%s)\n' "gpudetect model=$m $dev" \
+    "$g" "$(ratio "$g" "$base")" "$(turn_ratio "${runs[g-$m]}" "${runs[base]}")" "${runs[g-$m]}"
   if [ $have_facedetect = 1 ]; then
     # shellcheck disable=SC2086
     f=$(median ${runs[f-$m]})

@@ -37,6 +37,8 @@ struct DevHaarFeature {
 enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kRead, kCmdCount };
 
 struct Slot {
+  cl::Mem src;              // the frame on the device, with an upload queue (else Impl::src)
+  size_t src_size = 0;
   cl::Mem staging;          // pinned, mapped for the life of the slot
   void *staging_ptr = nullptr;
   size_t staging_size = 0;
@@ -72,6 +74,7 @@ struct Detector::Impl {
   bool from_cache = false;
   size_t rows_wg = 256;
   int rows_rk = 8;          // pyramid_rows: pixels per lane and pass (1 with squared sums: registers)
+  bool rows_packed = true;  // pyramid_rows: narrow rows share work-groups (not with squared sums)
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
@@ -95,8 +98,13 @@ struct Detector::Impl {
   uint64_t host_syncs = 0;
   Detector::HostTimes host_times;
   std::shared_ptr<cl::HostAllocator> host_alloc; // page-locked frame memory, made on first use
+  // Uploads on a queue of their own, so that a frame's upload runs while the
+  // frame before it is computed; each slot then has its own device frame.
+  cl::Queue upload_queue;
 
   ~Impl () {
+    if (upload_queue)
+      clFinish (upload_queue.get ());
     if (dev.queue)
       clFinish (dev.queue.get ());
     for (Slot &s : slots) {
@@ -143,6 +151,7 @@ struct Detector::Impl {
       p2 *= 2;
     rows_wg = p2;
     rows_rk = haar ? 1 : 8;
+    rows_packed = !haar;
     std::string opts = "-cl-std=CL1.2 -D WG=" + std::to_string (rows_wg) + " -D RK=" + std::to_string (rows_rk);
     opts += haar ? " -D FEATURE_HAAR -D HAVE_SQSUM" : " -D FEATURE_LBP";
     opts += " -D MAX_NODES=" + std::to_string (model.max_nodes_per_tree);
@@ -195,6 +204,12 @@ struct Detector::Impl {
     }
     if (const char *c = std::getenv ("GPUDETECT_SPEC_TREES"); c && std::atoi (c) >= 0)
       spec_trees = std::atoi (c);
+    // GPUDETECT_UPLOAD_QUEUE=1: uploads on a second queue (tuning knob)
+    if (const char *c = std::getenv ("GPUDETECT_UPLOAD_QUEUE"); c && std::atoi (c) != 0) {
+      cl_int st = CL_SUCCESS;
+      upload_queue.reset (clCreateCommandQueue (dev.context.get (), dev.info.id, CL_QUEUE_PROFILING_ENABLE, &st));
+      GPUDETECT_CL_TRY (st);
+    }
     seg_windows = 256;
     if (const char *c = std::getenv ("GPUDETECT_SEG_WINDOWS"); c && std::atoi (c) > 0)
       seg_windows = std::atoi (c); // tuning knob: windows per work-group of cascade_first
@@ -283,6 +298,8 @@ struct Detector::Impl {
       return {};
     // Every slot's work must be done before shared buffers are replaced.
     host_syncs++;
+    if (upload_queue)
+      GPUDETECT_CL_TRY (clFinish (upload_queue.get ()));
     GPUDETECT_CL_TRY (clFinish (dev.queue.get ()));
     auto g = std::make_shared<PyramidGeometry> (plan_pyramid (
         w, h, model.window_width, model.window_height, cfg.scale_factor, cfg.min_size, cfg.max_size));
@@ -303,7 +320,7 @@ struct Detector::Impl {
       const int32_t lv = static_cast<int32_t> (li);
       // pyramid_rows (GPU schedule): 2^sh lanes per row, rows_wg >> sh rows per work-group
       int sh = 3;
-      while ((1 << sh) < static_cast<int> (rows_wg) && (1 << sh) * rows_rk < l.width)
+      while ((1 << sh) < static_cast<int> (rows_wg) && ((1 << sh) * rows_rk < l.width || !rows_packed))
         sh++;
       for (int y = 0; y < l.height; y += static_cast<int> (rows_wg) >> sh)
         rowgroups.push_back (lv | (y << 10) | (sh << 27));
@@ -386,6 +403,11 @@ struct Detector::Impl {
   }
 
   cl::Error prepare_slot (Slot &s, size_t staging) {
+    if (upload_queue && s.src_size < src_size) {
+      if (cl::Error e = buffer (&s.src, src_size, CL_MEM_READ_ONLY))
+        return e;
+      s.src_size = src_size;
+    }
     if (staging > 0 && s.staging_size < staging) {
       if (s.staging_ptr)
         clEnqueueUnmapMemObject (dev.queue.get (), s.staging.get (), s.staging_ptr, 0, nullptr, nullptr);
@@ -404,11 +426,21 @@ struct Detector::Impl {
     return {};
   }
 
-  cl::Error launch (cl_kernel k, size_t global, size_t local, Slot &s, Cmd c) {
+  // Enqueues a kernel on the compute queue, after `wait` when given.
+  cl::Error launch (cl_kernel k, size_t global, size_t local, Slot &s, Cmd c, cl_event wait = nullptr) {
     cl_event *ev = cfg.profile ? s.events[c].out () : nullptr;
     GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (dev.queue.get (), k, 1, nullptr, &global, local ? &local : nullptr,
-                                              0, nullptr, ev));
+                                              wait ? 1 : 0, wait ? &wait : nullptr, ev));
     return {};
+  }
+
+  // Called by the OpenCL runtime when a frame's upload is done: flushing the
+  // compute queue makes a driver that checks waits across queues only at API
+  // calls start the frame's kernels now rather than at the next call.
+  // The callback holds its own reference to the queue.
+  static void CL_CALLBACK upload_done (cl_event, cl_int, void *queue) {
+    clFlush (static_cast<cl_command_queue> (queue));
+    clReleaseCommandQueue (static_cast<cl_command_queue> (queue));
   }
 
   // Sets every kernel's arguments: they change only with the geometry (all
@@ -452,12 +484,19 @@ struct Detector::Impl {
     const size_t row = static_cast<size_t> (f.width) * bytes_per_pixel (f.format);
     for (cl::Event &e : s.events)
       e.reset ();
-    cl_event *up = cfg.profile ? s.events[kUpload].out () : nullptr;
+    cl_event *up = cfg.profile || upload_queue ? s.events[kUpload].out () : nullptr;
+    cl_command_queue uq = upload_queue ? upload_queue.get () : dev.queue.get ();
+    const cl::Mem &dsrc = upload_queue ? s.src : src;
+    if (upload_queue)
+      GPUDETECT_CL_TRY (cl::set_arg (k_rows.get (), 0, dsrc));
     if (cfg.direct_upload) {
       // Straight from the caller's memory, which stays valid until collect().
       const size_t origin[3] = {0, 0, 0}, region[3] = {row, static_cast<size_t> (f.height), 1};
-      GPUDETECT_CL_TRY (clEnqueueWriteBufferRect (dev.queue.get (), src.get (), CL_FALSE, origin, origin, region, row,
-                                                  0, static_cast<size_t> (f.stride), 0, f.data, 0, nullptr, up));
+      if (static_cast<size_t> (f.stride) == row)
+        GPUDETECT_CL_TRY (clEnqueueWriteBuffer (uq, dsrc.get (), CL_FALSE, 0, row * f.height, f.data, 0, nullptr, up));
+      else
+        GPUDETECT_CL_TRY (clEnqueueWriteBufferRect (uq, dsrc.get (), CL_FALSE, origin, origin, region, row, 0,
+                                                    static_cast<size_t> (f.stride), 0, f.data, 0, nullptr, up));
     } else {
       uint8_t *dst = static_cast<uint8_t *> (s.staging_ptr);
       const auto t0 = std::chrono::steady_clock::now ();
@@ -465,17 +504,19 @@ struct Detector::Impl {
         std::memcpy (dst + y * row, f.data + static_cast<size_t> (y) * f.stride, row);
       host_times.copy_us +=
           std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
-      GPUDETECT_CL_TRY (
-          clEnqueueWriteBuffer (dev.queue.get (), src.get (), CL_FALSE, 0, src_size, s.staging_ptr, 0, nullptr, up));
+      GPUDETECT_CL_TRY (clEnqueueWriteBuffer (uq, dsrc.get (), CL_FALSE, 0, src_size, s.staging_ptr, 0, nullptr, up));
     }
+    const cl_event uploaded = upload_queue ? s.events[kUpload].get () : nullptr;
+    if (upload_queue)
+      GPUDETECT_CL_TRY (clFlush (uq));
     const int nlevels = static_cast<int> (g.levels.size ());
     if (nlevels > 0) {
       const int nwin = g.total_windows;
       if (gpu_schedule) {
-        if (cl::Error e = launch (k_rows.get (), static_cast<size_t> (nrowgroups) * rows_wg, rows_wg, s, kRows))
+        if (cl::Error e = launch (k_rows.get (), static_cast<size_t> (nrowgroups) * rows_wg, rows_wg, s, kRows, uploaded))
           return e;
       } else {
-        if (cl::Error e = launch (k_rows.get (), round_up (g.total_rows, 16), 16, s, kRows))
+        if (cl::Error e = launch (k_rows.get (), round_up (g.total_rows, 16), 16, s, kRows, uploaded))
           return e;
       }
       if (model.has_tilted) {
@@ -508,10 +549,18 @@ struct Detector::Impl {
                                              (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint),
                                              s.result_ptr, 0, nullptr, &done));
     } else {
-      GPUDETECT_CL_TRY (clEnqueueMarkerWithWaitList (dev.queue.get (), 0, nullptr, &done));
+      GPUDETECT_CL_TRY (clEnqueueMarkerWithWaitList (dev.queue.get (), uploaded ? 1 : 0, uploaded ? &uploaded : nullptr,
+                                                     &done));
     }
     s.events[kRead].reset (done);
     GPUDETECT_CL_TRY (clFlush (dev.queue.get ()));
+    if (uploaded) {
+      GPUDETECT_CL_TRY (clRetainCommandQueue (dev.queue.get ()));
+      if (cl_int st = clSetEventCallback (uploaded, CL_COMPLETE, upload_done, dev.queue.get ()); st != CL_SUCCESS) {
+        clReleaseCommandQueue (dev.queue.get ());
+        GPUDETECT_CL_TRY (st);
+      }
+    }
     return {};
   }
 
