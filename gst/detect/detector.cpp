@@ -176,6 +176,11 @@ struct Detector::Impl {
     if (fofs_env ? std::atoi (fofs_env) != 0 : !gpu_schedule)
       opts += " -D USE_FOFS";
     opts += " -D LIST_CHUNK=" + std::to_string (chunk);
+    // cascade_list's lanes per window when few windows remain (tuning knobs)
+    if (const char *c = std::getenv ("GPUDETECT_LIST_MAXG"); c && std::atoi (c) > 0)
+      opts += " -D LIST_MAXG=" + std::to_string (std::atoi (c));
+    if (const char *c = std::getenv ("GPUDETECT_LIST_FILL"); c && std::atoi (c) > 0)
+      opts += " -D LIST_FILL=" + std::to_string (std::atoi (c));
     // Extra OpenCL build options (developers: e.g. -cl-nv-verbose; the tests use
     // it to check how a kernel build failure is reported).
     if (const char *extra = std::getenv ("GPUDETECT_BUILD_OPTIONS"))
