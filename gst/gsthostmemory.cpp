@@ -29,29 +29,25 @@ G_DEFINE_TYPE (GstGpuDetectHostAllocator, gst_gpu_detect_host_allocator, GST_TYP
 static GstMemory *host_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
 {
   GstGpuDetectHostAllocator *self = GST_GPU_DETECT_HOST_ALLOCATOR (allocator);
-  const gsize maxsize = size + params->prefix + params->padding;
+  // params->align is a mask: room for moving the start to the next boundary
+  const gsize maxsize = size + params->prefix + params->padding + params->align;
   std::unique_ptr<gpudetect::cl::HostBlock> block;
-  // Blocks are page-aligned, which satisfies any alignment GStreamer asks for
-  // up to the page size.
-  if (params->align >= 4096) {
-    GST_WARNING_OBJECT (self, "alignment %" G_GSIZE_FORMAT " not supported", params->align + 1);
-    return nullptr;
-  }
   if (gpudetect::cl::Error e = (*self->blocks)->alloc (maxsize, &block)) {
     GST_WARNING_OBJECT (self, "cannot allocate %" G_GSIZE_FORMAT " bytes of page-locked memory: %s", maxsize,
                         e.message.c_str ());
     return nullptr;
   }
+  auto *data = static_cast<guint8 *> (block->data ());
+  const gsize shift = (params->align + 1 - (reinterpret_cast<guintptr> (data) & params->align)) & params->align;
   auto *m = g_new0 (HostMemory, 1);
   m->block = block.release ();
   m->owns_block = true;
-  gst_memory_init (GST_MEMORY_CAST (m), params->flags, allocator, nullptr, maxsize, params->align, params->prefix,
-                   size);
-  auto *data = static_cast<guint8 *> (m->block->data ());
+  gst_memory_init (GST_MEMORY_CAST (m), params->flags, allocator, nullptr, maxsize, params->align,
+                   shift + params->prefix, size);
   if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
-    memset (data, 0, params->prefix);
+    memset (data + shift, 0, params->prefix);
   if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
-    memset (data + params->prefix + size, 0, params->padding);
+    memset (data + shift + params->prefix + size, 0, params->padding);
   return GST_MEMORY_CAST (m);
 }
 

@@ -14,8 +14,9 @@
 # decode-only run, and the median of those ratios is printed: the host's speed
 # drifts between turns more than within one.
 #   pipelines/benchmark.sh [CASCADE-FILE-OR-NAME...]     (default: lbp-frontalface-improved)
-# Env: SIZE (1920x1080), REPEAT (5), DEVICE (gpudetect's device property), PROPS (more gpudetect
-# properties, e.g. PROPS="max-in-flight=4"), BUILD (build).
+# Env: SIZE (1920x1080), REPEAT (5), FRAMES (the clip's first FRAMES frames only: shorter runs, more
+# turns in the same time), DEVICE (gpudetect's device property), PROPS (more gpudetect properties,
+# e.g. PROPS="max-in-flight=4"), BUILD (build).
 # Run pipelines/demo.sh once first (it fetches the source clip).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,13 +24,15 @@ size=${SIZE:-1920x1080}
 repeat=${REPEAT:-5}
 media=${XDG_CACHE_HOME:-$HOME/.cache}/gpudetect/media
 src_clip=$media/cap12_edit.webm
-clip=$media/cap12-$size.mjpeg.avi
+nframes=${FRAMES:-}
+clip=$media/cap12-$size${nframes:+-$nframes}.mjpeg.avi
 build=${BUILD:-$root/build}
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 launch=$build/tools/gpudetect-launch
 if [ ! -f "$clip" ]; then
   [ -f "$src_clip" ] || { echo "no $src_clip: run pipelines/demo.sh once" >&2; exit 2; }
-  gst-launch-1.0 -q filesrc location="$src_clip" ! matroskademux ! vp8dec ! videoscale ! \
+  # shellcheck disable=SC2086
+  gst-launch-1.0 -q filesrc location="$src_clip" ! matroskademux ! vp8dec ! ${nframes:+identity eos-after=$nframes !} videoscale ! \
     video/x-raw,width=${size%x*},height=${size#*x} ! jpegenc quality=90 ! avimux ! filesink location="$clip.part"
   mv "$clip.part" "$clip"
 fi

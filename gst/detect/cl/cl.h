@@ -92,10 +92,11 @@ std::vector<DeviceInfo> list_devices ();
 // a case-insensitive substring of "platform: device".
 Error choose_device (const std::string &selector, DeviceInfo *out);
 
-// A context and an in-order queue (profiling enabled) on one device.  (A
-// second queue for uploads would let them overlap the frame before, but
-// NVIDIA's driver resolves waits across queues lazily, on later API calls,
-// which stalled a decoding pipeline by a whole detection per frame.)
+// A context and an in-order queue (profiling enabled) on one device.  (The
+// detector can put uploads on a second queue, GPUDETECT_UPLOAD_QUEUE=1, so
+// they overlap the frame before; NVIDIA's driver resolves waits across
+// queues lazily, and even with a flush on the upload's completion a decoding
+// pipeline ran slower that way, so it is off by default.)
 struct Device {
   DeviceInfo info;
   Context context;
