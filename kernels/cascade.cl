@@ -17,8 +17,8 @@
  *                  are hits.
  * CPU schedule (few cores): cascade_rows, one work-item per row of windows,
  *   OpenCV's own loop (every stage, skip after a stage-0 rejection); for LBP
- *   stumps it reads the first stages' results from vector code over 16
- *   windows at once.
+ *   stumps and Haar models without tilted features it reads the first
+ *   stages' results from vector code over 16 windows at once.
  *
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
  * hits[0] counts hits, hits[1 + i] holds window indices; counters[0] counts
@@ -357,9 +357,10 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
  * window after a stage-0 rejection skipped).  With VEC_STAGES (LBP stumps),
  * the generated stages 0..VEC_STAGES-1 run over 16 adjacent windows of the
  * row at once and the loop reads their results: a window rejected by one of
- * them is done, one that passed them all goes on with the later stages.  The
- * 16 windows' loads may reach past the row's last window: the integral buffer
- * has room for it.  wrow_map: level | iy << 10. */
+ * them is done, one that passed them all goes on with the later stages (a
+ * flat Haar window is refused as OpenCV does).  The 16 windows' loads may
+ * reach past the row's last window: the integral buffers have room for it.
+ * wrow_map: level | iy << 10. */
 __kernel void
 cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nrows, __global const uint *sum,
               __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
@@ -379,8 +380,8 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
   for (int ix = 0; ix < L.s4; ix++) {
 #ifdef VEC_STAGES
     if ((ix & 15) == 0) {
-      __global const uint *p = sum + row + ix * s;
-      vstore16 (s == 1 ? vec_stages_step1 (p, stride) : vec_stages_step2 (p, stride), 0, depth);
+      __global const uint *p = sum + row + ix * s, *q = sqsum + row + ix * s;
+      vstore16 (s == 1 ? vec_stages_step1 (p, q, stride) : vec_stages_step2 (p, q, stride), 0, depth);
     }
 #endif
     if (skip) {
@@ -391,6 +392,8 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
     float vnf = 1.0f;
 #ifdef VEC_STAGES
     const int d = depth[ix & 15];
+    if (d < 0) /* flat (Haar): refused, no skip */
+      continue;
     if (d == 0) {
       skip = 1;
       continue;
@@ -398,6 +401,9 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
     if (d < VEC_STAGES)
       continue;
     int si = VEC_STAGES;
+#ifdef FEATURE_HAAR
+    window_norm (sum + ofs, sqsum + ofs, stride, &vnf); /* the later stages' factor */
+#endif
 #else
     if (!window_norm (sum + ofs, sqsum + ofs, stride, &vnf))
       continue;

@@ -21,14 +21,45 @@ typedef double16 accv_t;
 typedef float16 accv_t;
 #define convert_accv(x) (x)
 #endif
-#define LD1(o) vload16 (0, p + (o))
-#define LD2(o) ((uint16) (vload16 (0, p + (o)).even, vload16 (0, p + (o) + 16).even))
+#define LDB1(b, o) vload16 (0, (b) + (o))
+#define LDB2(b, o) ((uint16) (vload16 (0, (b) + (o)).even, vload16 (0, (b) + (o) + 16).even))
+#define LD1(o) LDB1 (p, o)
+#define LD2(o) LDB2 (p, o)
 
 #ifndef MAX_NODES
 #define MAX_NODES 1
 #endif
 
 #define RECT_SUM(p, a, b, c, d) ((int) ((p)[a] - (p)[b] - (p)[c] + (p)[d]))
+
+#ifdef FEATURE_HAAR
+/* window_norm (cascade.cl) for 16 windows at a window step of 1 or 2, lane
+ * by lane the same arithmetic: the normalisation factors, and -1 where the
+ * window is not flat. */
+#define VEC_WINDOW_NORM(name, LDX)                                                                         \
+  inline int16 name (__global const uint *p, __global const uint *q, int s, float16 *vnf)                 \
+  {                                                                                                        \
+    const int a = 1 + s, b = (WIN_W - 1) + s, c = 1 + s * (WIN_H - 1), d = (WIN_W - 1) + s * (WIN_H - 1); \
+    const int16 valsum = as_int16 (LDX (p, a) - LDX (p, b) - LDX (p, c) + LDX (p, d));                    \
+    const uint16 valsqsum = LDX (q, a) - LDX (q, b) - LDX (q, c) + LDX (q, d);                             \
+    VEC_NORM_BODY                                                                                          \
+  }
+#ifdef HAVE_FP64
+#define VEC_NORM_BODY                                                                                      \
+  const double area = (double) ((WIN_W - 2) * (WIN_H - 2));                                                \
+  const double16 nf = area * convert_double16 (valsqsum) - convert_double16 (valsum) * convert_double16 (valsum); \
+  const int16 pos = convert_int16 (nf > 0.0);                                                              \
+  *vnf = select ((float16) 1.0f, convert_float16 (1.0 / sqrt (nf)), pos);                                   \
+  return pos & convert_int16 (area * convert_double16 (*vnf) < 1e-1);
+#else
+#define VEC_NORM_BODY                                                                                      \
+  const float area = (float) ((WIN_W - 2) * (WIN_H - 2));                                                  \
+  const float16 nf = area * convert_float16 (valsqsum) - convert_float16 (valsum) * convert_float16 (valsum); \
+  const int16 pos = nf > 0.0f;                                                                             \
+  *vnf = select ((float16) 1.0f, 1.0f / sqrt (nf), pos);                                                    \
+  return pos & (area * *vnf < 1e-1f);
+#endif
+#endif
 
 typedef struct {
   int first_tree, ntrees;

@@ -1,6 +1,8 @@
 #include "codegen.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 namespace gpudetect {
@@ -136,11 +138,44 @@ std::string lbp_vec_stump (const CascadeModel &m, const CascadeModel::Tree &t) {
   return o.str ();
 }
 
+// A Haar tree over 16 windows: every node's feature value (the scalar
+// Writer's arithmetic, lane by lane) and its direction, then the leaf chosen
+// by selects, added to `acc` per window.
+std::string haar_vec_tree (const CascadeModel &m, const CascadeModel::Tree &t) {
+  std::ostringstream o;
+  o << "  {\n";
+  auto rect = [] (const CascadeModel::HaarRect &r) {
+    return "convert_float16 (as_int16 (LD (" + ofs (r.x, r.y) + ") - LD (" + ofs (r.x + r.w, r.y) + ") - LD (" +
+           ofs (r.x, r.y + r.h) + ") + LD (" + ofs (r.x + r.w, r.y + r.h) + ")))";
+  };
+  for (int k = 0; k < t.node_count; k++) {
+    const CascadeModel::Node &n = m.nodes[t.first_node + k];
+    const CascadeModel::HaarFeature &f = m.haar_features[n.feature];
+    std::string v = "(" + flit (f.rect[0].weight) + " * " + rect (f.rect[0]) + " + " + flit (f.rect[1].weight) +
+                    " * " + rect (f.rect[1]) + ")";
+    if (f.rect[2].weight != 0.0f)
+      v = "(" + v + " + " + flit (f.rect[2].weight) + " * " + rect (f.rect[2]) + ")";
+    o << "    const int16 l" << k << " = " << v << " * vnf < " << flit (n.threshold) << ";\n";
+  }
+  // child reference idx: > 0 a node of the tree, <= 0 a leaf
+  std::function<std::string (int)> sub = [&] (int idx) -> std::string {
+    if (idx <= 0)
+      return "(float16) " + flit (m.leaves[t.first_leaf - idx]);
+    const CascadeModel::Node &n = m.nodes[t.first_node + idx];
+    return "select (" + sub (n.right) + ", " + sub (n.left) + ", l" + std::to_string (idx) + ")";
+  };
+  const CascadeModel::Node &root = m.nodes[t.first_node];
+  o << "    acc += convert_accv (select (" << sub (root.right) << ", " << sub (root.left) << ", l0));\n";
+  o << "  }\n";
+  return o.str ();
+}
+
 } // namespace
 
 GeneratedStages generate_vector_stages (const CascadeModel &m, int max_stages) {
   GeneratedStages g;
-  if (m.feature_type != CascadeModel::FeatureType::Lbp || m.max_nodes_per_tree != 1)
+  const bool haar = m.feature_type == CascadeModel::FeatureType::Haar;
+  if (haar ? m.has_tilted : m.max_nodes_per_tree != 1)
     return g;
   g.stages = std::max (0, std::min (max_stages, static_cast<int> (m.stages.size ())));
   if (g.stages == 0)
@@ -152,21 +187,29 @@ GeneratedStages generate_vector_stages (const CascadeModel &m, int max_stages) {
     for (int si = 0; si < g.stages; si++) {
       const CascadeModel::Stage &st = m.stages[si];
       o << "#define LD LD" << step << "\n";
-      o << "inline int16 vec_stage_" << si << "_step" << step << " (__global const uint *p, int s)\n{\n"
-        << "  accv_t acc = 0;\n";
+      o << "inline int16 vec_stage_" << si << "_step" << step << " (__global const uint *p, int s"
+        << (haar ? ", float16 vnf" : "") << ")\n{\n  accv_t acc = 0;\n";
       for (int t = 0; t < st.ntrees; t++)
-        o << lbp_vec_stump (m, m.trees[st.first_tree + t]);
+        o << (haar ? haar_vec_tree (m, m.trees[st.first_tree + t]) : lbp_vec_stump (m, m.trees[st.first_tree + t]));
       o << "  return convert_int16 (acc < (accv_t) " << flit (st.threshold) << ") == 0;\n}\n#undef LD\n";
     }
   // Stages 0.. as far as any window passes: each window's number of stages
-  // passed (the later ones only count where the earlier passed).
+  // passed (the later ones only count where the earlier passed); Haar: -1
+  // for a flat window, which OpenCV refuses before stage 0.
   for (int step = 1; step <= 2; step++) {
-    o << "inline int16 vec_stages_step" << step << " (__global const uint *p, int s)\n{\n"
-      << "  int16 alive = vec_stage_0_step" << step << " (p, s), depth = alive & 1;\n";
+    const std::string sfx = "_step" + std::to_string (step), args = haar ? "(p, s, vnf)" : "(p, s)";
+    if (haar)
+      o << "VEC_WINDOW_NORM (vec_window_norm" << sfx << ", LDB" << step << ")\n";
+    o << "inline int16 vec_stages" << sfx << " (__global const uint *p, __global const uint *q, int s)\n{\n";
+    if (haar)
+      o << "  float16 vnf;\n  const int16 valid = vec_window_norm" << sfx << " (p, q, s, &vnf);\n"
+        << "  int16 alive = valid & vec_stage_0" << sfx << " " << args << ", depth = alive & 1;\n";
+    else
+      o << "  int16 alive = vec_stage_0" << sfx << " " << args << ", depth = alive & 1;\n";
     for (int si = 1; si < g.stages; si++)
-      o << "  if (any (alive)) {\n    alive &= vec_stage_" << si << "_step" << step
-        << " (p, s);\n    depth += alive & 1;\n  }\n";
-    o << "  return depth;\n}\n";
+      o << "  if (any (alive)) {\n    alive &= vec_stage_" << si << sfx << " " << args
+        << ";\n    depth += alive & 1;\n  }\n";
+    o << (haar ? "  return select (depth, (int16) -1, valid == 0);\n}\n" : "  return depth;\n}\n");
   }
   g.source = o.str ();
   return g;

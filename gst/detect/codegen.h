@@ -21,12 +21,14 @@ struct GeneratedStages {
 // cascade_eval.cl: float feature values, acc_t stage sums in tree order.
 GeneratedStages generate_stages (const CascadeModel &model, int max_trees);
 
-// The CPU schedule's vector stages: stages [0, max_stages) of an LBP stump
-// model over 16 adjacent windows at once (OpenCL vector types, so that a CPU
-// device runs them as SIMD).  Defines VEC_STAGES and vec_stages_step1/2 (p,
-// s), which give each window the number of stages it passed in a row; needs
-// LD1/LD2 (the 16 windows' loads at a window step of 1 or 2) and accv_t /
-// convert_accv from the including program.  Other models: stages = 0, no
+// The CPU schedule's vector stages: stages [0, max_stages) over 16 adjacent
+// windows at once (OpenCL vector types, so that a CPU device runs them as
+// SIMD), for LBP stump models and Haar models without tilted features.
+// Defines VEC_STAGES and vec_stages_step1/2 (p, q, s) (sum and squared sum at
+// the first window), which give each window the number of stages it passed in
+// a row, -1 for a flat Haar window; needs LD1/LD2/LDB1/LDB2 (the 16 windows'
+// loads at a window step of 1 or 2), accv_t / convert_accv and, for Haar,
+// VEC_WINDOW_NORM from the including program.  Other models: stages = 0, no
 // source.
 GeneratedStages generate_vector_stages (const CascadeModel &model, int max_stages);
 
