@@ -95,6 +95,31 @@ inline int locate (__global const int8 *levels, int nlevels, int gid, int *ix, i
 }
 
 #define WGF 256
+/* Inclusive prefix sum of a[0..WGF) in place.  Called by the whole work-group. */
+inline void wg_inclusive_sum (__local int *a, int lid)
+{
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int off = 1; off < WGF; off <<= 1) {
+    const int v = lid >= off ? a[lid - off] : 0;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    a[lid] += v;
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+/* Appends the kept lanes' windows to the list, in lane order; ssum holds the
+ * inclusive prefix sum of keep.  Called by the whole work-group. */
+inline void append_kept (int keep, uint win, int lid, __local const int *ssum, __local uint *sbase,
+                         __global uint *list, __global uint *counters)
+{
+  if (lid == WGF - 1)
+    *sbase = ssum[WGF - 1] ? atomic_add (&counters[0], (uint) ssum[WGF - 1]) : 0u;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (keep)
+    list[*sbase + ssum[lid] - 1] = win;
+  barrier (CLK_LOCAL_MEM_FENCE);
+}
+
 /* segs: one int2 per work-group: (level | nrows << 10, first row).  The
  * segment's windows are numbered p = row * nx + x; those OpenCV evaluates
  * follow from the last window before p in the same row that stage 0 did not
@@ -125,19 +150,8 @@ inline void first_batch (int n, int lid, __local const uint *qwin, __local const
       pass = spec_stage_passes (si, sum + ofs, tilted + ofs, stride, vnf);
   }
   ssum[lid] = pass;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int off = 1; off < WGF; off <<= 1) {
-    const int v = lid >= off ? ssum[lid - off] : 0;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    ssum[lid] += v;
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == WGF - 1)
-    *sbase = ssum[WGF - 1] ? atomic_add (&counters[0], (uint) ssum[WGF - 1]) : 0u;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  if (pass)
-    list[*sbase + ssum[lid] - 1] = win;
-  barrier (CLK_LOCAL_MEM_FENCE);
+  wg_inclusive_sum (ssum, lid);
+  append_kept (pass, win, lid, ssum, sbase, list, counters);
 }
 #endif
 
@@ -191,13 +205,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
     const int keep = valid && code == CODE_PASS0 && !((p - before - 1) & 1);
     /* inclusive sum-scan of the kept windows: their order in the list */
     ssum[lid] = keep;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < WGF; off <<= 1) {
-      const int v = lid >= off ? ssum[lid - off] : 0;
-      barrier (CLK_LOCAL_MEM_FENCE);
-      ssum[lid] += v;
-      barrier (CLK_LOCAL_MEM_FENCE);
-    }
+    wg_inclusive_sum (ssum, lid);
     carry = max (carry, smax[WGF - 1]);
     const uint win = (uint) (L.s7 + (y0 + r) * nx + x);
 #if SPEC_STAGES > 1
@@ -225,12 +233,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
       barrier (CLK_LOCAL_MEM_FENCE);
     }
 #else
-    if (lid == WGF - 1)
-      sbase = ssum[WGF - 1] ? atomic_add (&counters[0], (uint) ssum[WGF - 1]) : 0u;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (keep)
-      list[sbase + ssum[lid] - 1] = win;
-    barrier (CLK_LOCAL_MEM_FENCE);
+    append_kept (keep, win, lid, ssum, &sbase, list, counters);
 #endif
   }
 #if SPEC_STAGES > 1
@@ -354,8 +357,8 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
 }
 
 /* CPU schedule: OpenCV's loop over one row of windows (every stage, the
- * window after a stage-0 rejection skipped).  With VEC_STAGES (LBP stumps),
- * the generated stages 0..VEC_STAGES-1 run over 16 adjacent windows of the
+ * window after a stage-0 rejection skipped).  With VEC_STAGES (LBP stumps,
+ * Haar models without tilted features), the generated stages 0..VEC_STAGES-1 run over 16 adjacent windows of the
  * row at once and the loop reads their results: a window rejected by one of
  * them is done, one that passed them all goes on with the later stages (a
  * flat Haar window is refused as OpenCV does).  The 16 windows' loads may

@@ -215,14 +215,17 @@ GeneratedStages generate_vector_stages (const CascadeModel &m, int max_stages) {
   return g;
 }
 
+int stages_within_trees (const CascadeModel &m, int max_trees) {
+  int stages = 0, trees = 0;
+  while (max_trees > 0 && stages < static_cast<int> (m.stages.size ()) &&
+         (stages == 0 || trees + m.stages[stages].ntrees <= max_trees))
+    trees += m.stages[stages++].ntrees;
+  return stages;
+}
+
 GeneratedStages generate_stages (const CascadeModel &m, int max_trees) {
   GeneratedStages g;
-  int trees = 0;
-  while (max_trees > 0 && g.stages < static_cast<int> (m.stages.size ()) &&
-         (g.stages == 0 || trees + m.stages[g.stages].ntrees <= max_trees)) {
-    trees += m.stages[g.stages].ntrees;
-    g.stages++;
-  }
+  g.stages = stages_within_trees (m, max_trees);
   Writer w (m);
   std::ostringstream o;
   o << "/* generated from " << m.path << ": stages 0.." << g.stages - 1 << " */\n";

@@ -16,9 +16,13 @@ struct GeneratedStages {
   int stages = 0;     // stages [0, stages) are generated
 };
 
-// Generates stages from the first while the trees generated so far stay
-// within `max_trees` (stage 0 always, unless max_trees <= 0: none).  The arithmetic is OpenCV's, as in
-// cascade_eval.cl: float feature values, acc_t stage sums in tree order.
+// How many stages from the first keep their trees within `max_trees` (stage
+// 0 always, unless max_trees <= 0: none).
+int stages_within_trees (const CascadeModel &model, int max_trees);
+
+// Generates the first stages_within_trees (model, max_trees) stages.  The
+// arithmetic is OpenCV's, as in cascade_eval.cl: float feature values, acc_t
+// stage sums in tree order.
 GeneratedStages generate_stages (const CascadeModel &model, int max_trees);
 
 // The CPU schedule's vector stages: stages [0, max_stages) over 16 adjacent

@@ -220,18 +220,11 @@ struct Detector::Impl {
       seg_windows = std::atoi (c); // tuning knob: windows per work-group of cascade_first
     const GeneratedStages gen = generate_stages (model, spec_trees);
     // CPUs, LBP stump models and Haar models without tilted features: the
-    // first stages over 16 windows at once (GPUDETECT_VEC_STAGES: how many; 0
-    // turns it off; tuning knob).
-    // LBP: 3 stages; Haar: the stages within the first 100 trees (at least
-    // one), e.g. 4 of haar-frontalface-default, 6 of alt2 (measured on PoCL).
-    int vec_stages = 3;
-    if (haar) {
-      vec_stages = 1;
-      int trees = model.stages.empty () ? 0 : model.stages[0].ntrees;
-      while (vec_stages < static_cast<int> (model.stages.size ()) &&
-             trees + model.stages[vec_stages].ntrees <= 100)
-        trees += model.stages[vec_stages++].ntrees;
-    }
+    // first stages over 16 windows at once.  LBP: 3 stages; Haar: the stages
+    // within the first 100 trees, e.g. 4 of haar-frontalface-default, 6 of
+    // alt2 (measured on PoCL).  GPUDETECT_VEC_STAGES: how many; 0 turns it
+    // off (tuning knob).
+    int vec_stages = haar ? stages_within_trees (model, 100) : 3;
     if (const char *c = std::getenv ("GPUDETECT_VEC_STAGES"); c && std::atoi (c) >= 0)
       vec_stages = std::atoi (c);
     const GeneratedStages vec = generate_vector_stages (model, gpu_schedule ? 0 : vec_stages);
