@@ -21,8 +21,9 @@
  *   stages' results from vector code over 16 windows at once.
  *
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
- * hits[0] counts hits, hits[1 + i] holds window indices; counters[0] counts
- * the list, counters[1] hands out its chunks.
+ * The list holds (window index, integral offset) pairs.  hits[0] counts hits,
+ * hits[1 + i] holds window indices; counters[0] counts the list, counters[1]
+ * hands out its chunks.
  */
 
 #define CODE_REJECT0 0 /* evaluated, rejected by stage 0: OpenCV skips the next window */
@@ -76,24 +77,6 @@ inline int window_norm (__global const uint *p, __global const uint *q, int s, f
 #endif
 }
 
-/* Window index -> level (binary search on first_window), x, y. */
-inline int locate (__global const int8 *levels, int nlevels, int gid, int *ix, int *iy)
-{
-  int lo = 0, hi = nlevels - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) >> 1;
-    if (levels[mid].s7 <= gid)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const int8 L = levels[lo];
-  const int idx = gid - L.s7;
-  *iy = idx / L.s4;
-  *ix = idx - *iy * L.s4;
-  return lo;
-}
-
 #define WGF 256
 /* Inclusive prefix sum of a[0..WGF) in place.  Called by the whole work-group. */
 inline void wg_inclusive_sum (__local int *a, int lid)
@@ -109,14 +92,14 @@ inline void wg_inclusive_sum (__local int *a, int lid)
 
 /* Appends the kept lanes' windows to the list, in lane order; ssum holds the
  * inclusive prefix sum of keep.  Called by the whole work-group. */
-inline void append_kept (int keep, uint win, int lid, __local const int *ssum, __local uint *sbase,
-                         __global uint *list, __global uint *counters)
+inline void append_kept (int keep, uint win, uint ofs, int lid, __local const int *ssum, __local uint *sbase,
+                         __global uint2 *list, __global uint *counters)
 {
   if (lid == WGF - 1)
     *sbase = ssum[WGF - 1] ? atomic_add (&counters[0], (uint) ssum[WGF - 1]) : 0u;
   barrier (CLK_LOCAL_MEM_FENCE);
   if (keep)
-    list[*sbase + ssum[lid] - 1] = win;
+    list[*sbase + ssum[lid] - 1] = (uint2) (win, ofs);
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
@@ -136,9 +119,9 @@ inline void first_batch (int n, int lid, __local const uint *qwin, __local const
                          __global uint *counters)
 {
   int pass = 0;
-  uint win = 0;
+  uint win = 0, ofs = 0;
   if (lid < n) {
-    const uint ofs = qofs[lid];
+    ofs = qofs[lid];
     win = qwin[lid];
 #ifdef FEATURE_HAAR
     const float vnf = qvnf[lid];
@@ -151,14 +134,14 @@ inline void first_batch (int n, int lid, __local const uint *qwin, __local const
   }
   ssum[lid] = pass;
   wg_inclusive_sum (ssum, lid);
-  append_kept (pass, win, lid, ssum, sbase, list, counters);
+  append_kept (pass, win, ofs, lid, ssum, sbase, list, counters);
 }
 #endif
 
 __kernel __attribute__ ((reqd_work_group_size (WGF, 1, 1))) void
 cascade_first (__global const int8 *levels, __global const int2 *segs, __global const uint *sum,
                __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
-               __global uint *list, __global uint *counters)
+               __global uint2 *list, __global uint *counters)
 {
   __local int smax[WGF];
   __local int ssum[WGF];
@@ -233,7 +216,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
       barrier (CLK_LOCAL_MEM_FENCE);
     }
 #else
-    append_kept (keep, win, lid, ssum, &sbase, list, counters);
+    append_kept (keep, win, (uint) ofs, lid, ssum, &sbase, list, counters);
 #endif
   }
 #if SPEC_STAGES > 1
@@ -260,8 +243,8 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
  * and the stage's tree count); with G = 1 each lane sums its window's trees
  * in order, as OpenCV does. */
 __kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
-cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum, __global const uint *sqsum,
-              __global const uint *tilted, int stride, MODEL_ARGS, __global const uint *list,
+cascade_list (__global const uint *sum, __global const uint *sqsum, __global const uint *tilted, int stride,
+              MODEL_ARGS, __global const uint2 *list,
               __global uint *counters, __global uint *hits, uint hit_capacity)
 {
   __local uint lofs[LIST_CHUNK];
@@ -287,9 +270,7 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
       break;
     int n = (int) min (chunk, ntotal - base);
     for (int i = lid; i < n; i += WGL) {
-      int ix, iy;
-      const int8 L = levels[locate (levels, nlevels, (int) list[base + i], &ix, &iy)];
-      const uint ofs = (uint) ((L.s1 + iy * L.s6) * stride + L.s0 + ix * L.s6);
+      const uint ofs = list[base + i].y;
       lofs[i] = ofs;
 #ifdef FEATURE_HAAR
       float vnf;
@@ -350,7 +331,7 @@ cascade_list (__global const int8 *levels, int nlevels, __global const uint *sum
     for (int i = lid; i < n; i += WGL) {
       const uint h = atomic_inc (&hits[0]);
       if (h < hit_capacity)
-        hits[1 + h] = list[base + q[cur][i]];
+        hits[1 + h] = list[base + q[cur][i]].x;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }

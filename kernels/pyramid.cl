@@ -4,18 +4,19 @@
  *
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
  * Build options: -D WG=<work-group size of pyramid_rows> -D RK=<pixels per lane
- * and pass in pyramid_rows> [-D HAVE_SQSUM]
+ * and pass in pyramid_rows> [-D ROWS_STAGED=0|1: pyramid_rows passes through
+ * local memory (default 1)] [-D HAVE_SQSUM]
  */
 #ifndef WG
 #define WG 256
 #endif
 #ifndef RK
-#ifdef HAVE_SQSUM
-#define RK 1 /* pixels per lane and pass in pyramid_rows (more registers hurt with sqsum) */
-#else
-#define RK 8
+#define RK 8 /* pixels per lane and pass in pyramid_rows */
 #endif
+#ifndef ROWS_STAGED
+#define ROWS_STAGED 1
 #endif
+#define LPAD(i) ((i) + ((i) >> 5))
 
 /* Luma of one source pixel: grey planes as they are, 4-byte RGB formats with
  * OpenCV's fixed-point BT.601 weights (cvtColor RGB2GRAY). */
@@ -25,6 +26,25 @@ inline uint src_luma (__global const uchar *src, int stride, int bpp, int4 rgb, 
   if (bpp == 1)
     return p[0];
   return ((uint) p[rgb.x] * 4899u + (uint) p[rgb.y] * 9617u + (uint) p[rgb.z] * 1868u + 8192u) >> 14;
+}
+
+/* OpenCV's bit-exact bilinear sample of one level pixel: xe, ye are the
+ * table entries (source index << 9 | weight of the next pixel in 1/256). */
+inline uint resample (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, int xe, int sy, uint cy0,
+                      uint cy1)
+{
+  const int sx = xe >> 9;
+  const uint cx1 = xe & 511, cx0 = 256u - cx1;
+  uint h0 = src_luma (src, src_stride, src_bpp, rgb, sx, sy) * cx0;
+  if (cx1)
+    h0 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy) * cx1;
+  uint h1 = 0;
+  if (cy1) {
+    h1 = src_luma (src, src_stride, src_bpp, rgb, sx, sy + 1) * cx0;
+    if (cx1)
+      h1 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy + 1) * cx1;
+  }
+  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
 }
 
 /* Resampled rows of every level, a work-group at a time: the row-map entry
@@ -45,6 +65,12 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
 {
   __local uint ls[WG];
   __local uint lq[WG];
+#if ROWS_STAGED
+  __local uint lp[LPAD (WG * RK)];
+#ifdef HAVE_SQSUM
+  __local uint lpq[LPAD (WG * RK)];
+#endif
+#endif
   const int lid = get_local_id (0);
   const int g = get_group_id (0);
   if (g == 0 && lid == 0) {
@@ -54,7 +80,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   }
   const int m = row_map[g];
   const int li = m & 1023;
-#ifdef HAVE_SQSUM
+#if defined(HAVE_SQSUM) && !ROWS_STAGED
   /* one row per work-group (the map says so too): with squared sums, a
    * pixel per lane and pass, rows packed together measured slower */
   const int lanes = WG, lane = lid, seg0 = 0;
@@ -93,6 +119,68 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   }
   __global const int *xt = xtab + xfirst[li];
   uint carry_s = 0, carry_q = 0;
+#if ROWS_STAGED
+  /* A pass covers lanes * RK pixels of each row: the lanes resample them
+   * side by side (coalesced loads), each lane then sums a run of RK of them
+   * in local memory, one scan joins the runs, and the lanes store the sums
+   * side by side again.  Every row of the work-group has the same width,
+   * so the passes and barriers are uniform.  LPAD: one spare word every 32,
+   * so that both the side-by-side and the run-wise accesses are free of
+   * bank conflicts. */
+  const int run0 = seg0 * RK;
+  for (int x0 = 0; x0 < w; x0 += lanes * RK) {
+    for (int k = 0; k < RK; k++) {
+      const int x = x0 + k * lanes + lane;
+      uint p = 0;
+      if (live && x < w)
+        p = resample (src, src_stride, src_bpp, rgb, xt[x], sy, cy0, cy1);
+      lp[LPAD (run0 + k * lanes + lane)] = p;
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    uint as = 0, aq = 0;
+    for (int k = 0; k < RK; k++) {
+      const uint v = lp[LPAD (run0 + lane * RK + k)];
+      as += v;
+      aq += v * v;
+    }
+    ls[lid] = as;
+    lq[lid] = aq;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < lanes; off <<= 1) {
+      uint a = lane >= off ? ls[lid - off] : 0u;
+      uint b = lane >= off ? lq[lid - off] : 0u;
+      barrier (CLK_LOCAL_MEM_FENCE);
+      ls[lid] += a;
+      lq[lid] += b;
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+    uint es = carry_s + ls[lid] - as, eq = carry_q + lq[lid] - aq;
+    for (int k = 0; k < RK; k++) {
+      const int i = LPAD (run0 + lane * RK + k);
+      const uint v = lp[i];
+      es += v;
+      eq += v * v;
+      lp[i] = es;
+#ifdef HAVE_SQSUM
+      lpq[i] = eq;
+#endif
+    }
+    carry_s += ls[seg0 + lanes - 1];
+    carry_q += lq[seg0 + lanes - 1];
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (live)
+      for (int k = 0; k < RK; k++) {
+        const int x = x0 + k * lanes + lane;
+        if (x < w) {
+          sum[base + x + 1] = lp[LPAD (run0 + k * lanes + lane)];
+#ifdef HAVE_SQSUM
+          sqsum[base + x + 1] = lpq[LPAD (run0 + k * lanes + lane)];
+#endif
+        }
+      }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+#else
   /* each lane resamples RK consecutive pixels, then one scan joins the lanes
    * of a row; every row of the work-group has the same width, so the passes
    * and barriers are uniform */
@@ -104,19 +192,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       const int x = xb + k;
       uint p = 0;
       if (live && x < w) {
-        const int xe = xt[x];
-        const int sx = xe >> 9;
-        const uint cx1 = xe & 511, cx0 = 256u - cx1;
-        uint h0 = src_luma (src, src_stride, src_bpp, rgb, sx, sy) * cx0;
-        if (cx1)
-          h0 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy) * cx1;
-        uint h1 = 0;
-        if (cy1) {
-          h1 = src_luma (src, src_stride, src_bpp, rgb, sx, sy + 1) * cx0;
-          if (cx1)
-            h1 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy + 1) * cx1;
-        }
-        p = (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+        p = resample (src, src_stride, src_bpp, rgb, xt[x], sy, cy0, cy1);
       }
       as += p;
       aq += p * p;
@@ -149,6 +225,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     carry_q += lq[seg0 + lanes - 1];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
+#endif
 }
 
 /* CPU schedule of the same step: one work-item per resampled row, the
@@ -192,19 +269,7 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
   __global const int *xt = xtab + xfirst[li];
   uint as = 0, aq = 0;
   for (int x = 0; x < w; x++) {
-    const int xe = xt[x];
-    const int sx = xe >> 9;
-    const uint cx1 = xe & 511, cx0 = 256u - cx1;
-    uint h0 = src_luma (src, src_stride, src_bpp, rgb, sx, sy) * cx0;
-    if (cx1)
-      h0 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy) * cx1;
-    uint h1 = 0;
-    if (cy1) {
-      h1 = src_luma (src, src_stride, src_bpp, rgb, sx, sy + 1) * cx0;
-      if (cx1)
-        h1 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy + 1) * cx1;
-    }
-    const uint p = (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+    const uint p = resample (src, src_stride, src_bpp, rgb, xt[x], sy, cy0, cy1);
     as += p;
     aq += p * p;
     sum[base + x + 1] = as;

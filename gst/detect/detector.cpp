@@ -150,9 +150,18 @@ struct Detector::Impl {
     while (p2 * 2 <= rows_wg)
       p2 *= 2;
     rows_wg = p2;
-    rows_rk = haar ? 1 : 8;
-    rows_packed = !haar;
-    std::string opts = "-cl-std=CL1.2 -D WG=" + std::to_string (rows_wg) + " -D RK=" + std::to_string (rows_rk);
+    // pyramid_rows stages each pass in local memory (GPUDETECT_ROWS_STAGED=0:
+    // lanes keep their runs in registers, with one pixel per lane and one row
+    // per work-group when there are squared sums: tuning knob)
+    int rows_staged = 1;
+    if (const char *c = std::getenv ("GPUDETECT_ROWS_STAGED"))
+      rows_staged = std::atoi (c) != 0;
+    rows_rk = haar && !rows_staged ? 1 : 8;
+    if (const char *c = std::getenv ("GPUDETECT_ROWS_RK"); c && rows_staged && std::atoi (c) > 0)
+      rows_rk = std::atoi (c); // tuning knob: pixels per lane and pass
+    rows_packed = !haar || rows_staged;
+    std::string opts = "-cl-std=CL1.2 -D WG=" + std::to_string (rows_wg) + " -D RK=" + std::to_string (rows_rk) +
+                       " -D ROWS_STAGED=" + std::to_string (rows_staged);
     opts += haar ? " -D FEATURE_HAAR -D HAVE_SQSUM" : " -D FEATURE_LBP";
     opts += " -D MAX_NODES=" + std::to_string (model.max_nodes_per_tree);
     opts += " -D WIN_W=" + std::to_string (model.window_width) + " -D WIN_H=" + std::to_string (model.window_height);
@@ -364,7 +373,8 @@ struct Detector::Impl {
     if (cl::Error e = buffer (&sum, plane + 64 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&sqsum, haar ? plane + 64 * sizeof (cl_uint) : 16)) return e;
     if (cl::Error e = buffer (&tilted, model.has_tilted ? plane : 16)) return e;
-    if (cl::Error e = buffer (&list, gpu_schedule ? static_cast<size_t> (g->total_windows) * 4 : 16)) return e;
+    // the list: (window index, integral offset) pairs
+    if (cl::Error e = buffer (&list, gpu_schedule ? static_cast<size_t> (g->total_windows) * 8 : 16)) return e;
     if (cl::Error e = buffer (&counters, 4 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
     if (cl::Error e = upload_vec (&fofs, feature_offsets (g->stride))) return e;
@@ -455,7 +465,6 @@ struct Detector::Impl {
   // buffers are shared by the slots) and the pixel format.
   cl::Error bind_args (PixelFormat format) {
     const PyramidGeometry &g = *geom;
-    const cl_int nlevels = static_cast<cl_int> (g.levels.size ());
     const int bpp = bytes_per_pixel (format);
     const cl_int stride = g.stride, src_stride = g.image_width * bpp, src_bpp = bpp;
     const cl_int cap = cfg.hit_capacity, nstages = static_cast<cl_int> (model.stages.size ());
@@ -467,7 +476,7 @@ struct Detector::Impl {
       GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, sum, sqsum, stride));
       GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, seg_map, sum, sqsum, tilt, stride, stages, nstages, trees,
                                       nodes, stumps, leaves, features, fofs, subsets, list, counters));
-      GPUDETECT_CL_TRY (cl::set_args (k_list.get (), levels, nlevels, sum, sqsum, tilt, stride, stages, nstages, trees,
+      GPUDETECT_CL_TRY (cl::set_args (k_list.get (), sum, sqsum, tilt, stride, stages, nstages, trees,
                                       nodes, stumps, leaves, features, fofs, subsets, list, counters, hits,
                                       static_cast<cl_uint> (cap)));
     } else {
