@@ -47,6 +47,22 @@ inline uint resample (__global const uchar *src, int src_stride, int src_bpp, in
   return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
 }
 
+/* Inclusive prefix sums of ls and lq over each segment of `lanes` lanes
+ * (lane: the index in its segment).  Called by the whole work-group after
+ * every lane wrote its ls[lid] and lq[lid]. */
+inline void seg_scan2 (__local uint *ls, __local uint *lq, int lid, int lane, int lanes)
+{
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int off = 1; off < lanes; off <<= 1) {
+    const uint a = lane >= off ? ls[lid - off] : 0u;
+    const uint b = lane >= off ? lq[lid - off] : 0u;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    ls[lid] += a;
+    lq[lid] += b;
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+
 /* Resampled rows of every level, a work-group at a time: the row-map entry
  * names the level (bits 0-9), the first row (bits 10-26) and log2 of the
  * lanes per row (bits 27-30): a row of w pixels takes the smallest power of
@@ -145,15 +161,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     }
     ls[lid] = as;
     lq[lid] = aq;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < lanes; off <<= 1) {
-      uint a = lane >= off ? ls[lid - off] : 0u;
-      uint b = lane >= off ? lq[lid - off] : 0u;
-      barrier (CLK_LOCAL_MEM_FENCE);
-      ls[lid] += a;
-      lq[lid] += b;
-      barrier (CLK_LOCAL_MEM_FENCE);
-    }
+    seg_scan2 (ls, lq, lid, lane, lanes);
     uint es = carry_s + ls[lid] - as, eq = carry_q + lq[lid] - aq;
     for (int k = 0; k < RK; k++) {
       const int i = LPAD (run0 + lane * RK + k);
@@ -201,15 +209,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     }
     ls[lid] = as;
     lq[lid] = aq;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < lanes; off <<= 1) {
-      uint a = lane >= off ? ls[lid - off] : 0u;
-      uint b = lane >= off ? lq[lid - off] : 0u;
-      barrier (CLK_LOCAL_MEM_FENCE);
-      ls[lid] += a;
-      lq[lid] += b;
-      barrier (CLK_LOCAL_MEM_FENCE);
-    }
+    seg_scan2 (ls, lq, lid, lane, lanes);
     const uint es = carry_s + ls[lid] - as, eq = carry_q + lq[lid] - aq;
     if (live)
       for (int k = 0; k < RK; k++) {
