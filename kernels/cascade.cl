@@ -115,7 +115,7 @@ inline void append_kept (int keep, uint win, uint ofs, int lid, __local const in
  * to the list.  Called by the whole work-group. */
 inline void first_batch (int n, int lid, __local const uint *qwin, __local const uint *qofs,
                          __local const float *qvnf, __local int *ssum, __local uint *sbase,
-                         __global const uint *sum, __global const uint *tilted, int stride, __global uint *list,
+                         __global const uint *sum, __global const uint *tilted, int stride, __global uint2 *list,
                          __global uint *counters)
 {
   int pass = 0;

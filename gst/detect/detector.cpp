@@ -73,8 +73,8 @@ struct Detector::Impl {
   cl::Program program;
   bool from_cache = false;
   size_t rows_wg = 256;
-  int rows_rk = 8;          // pyramid_rows: pixels per lane and pass (1 with squared sums: registers)
-  bool rows_packed = true;  // pyramid_rows: narrow rows share work-groups (not with squared sums)
+  int rows_rk = 8;          // pyramid_rows: pixels per lane and pass (1 for Haar when not staged)
+  bool rows_packed = true;  // pyramid_rows: narrow rows share work-groups (not for Haar when not staged)
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
