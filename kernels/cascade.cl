@@ -10,8 +10,9 @@
  *                  (SPEC_STAGES), a work-group's worth at a time, and the
  *                  survivors are appended to one list;
  *   cascade_list   persistent work-groups take chunks of that list and run
- *                  the later stages, compacting the survivors in local
- *                  memory after every stage; when few windows remain, several
+ *                  the later stages (the generated ones, up to GEN_STAGES,
+ *                  where one lane takes a window), compacting the survivors in
+ *                  local memory after every stage; when few windows remain, several
  *                  lanes share each window's trees (with fp64 only, where the
  *                  sum is exact in any order).  Windows passing every stage
  *                  are hits.
@@ -37,11 +38,11 @@
 /* fofs: feature offsets for the packed integrals' stride (global reads) */
 #define MODEL_PASS stages, trees, nodes, stumps, leaves, features, fofs, subsets
 
-/* Stage si of the window at sum/tilted: the generated code (SPEC_STAGES,
+/* Stage si of the window at sum/tilted: the generated code (GEN_STAGES,
  * spec_stage_passes: the model written in as constants) for the first
  * stages, the data-driven evaluation for the rest.  s: the planes' stride. */
 #define STAGE_PASSES(si, sum, tilted, s, vnf)                                                              \
-  ((si) < SPEC_STAGES ? spec_stage_passes ((si), (sum), (tilted), (s), (vnf))                              \
+  ((si) < GEN_STAGES ? spec_stage_passes ((si), (sum), (tilted), (s), (vnf))                              \
                       : stage_passes ((sum), (tilted), (s), (vnf), (si), MODEL_PASS))
 
 /* OpenCV HaarEvaluator::setWindow: variance over the window inset by one
@@ -225,6 +226,38 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 #endif
 }
 
+#ifndef LIST_UNROLL
+#define LIST_UNROLL 1
+#endif
+/* stage_passes for cascade_list: LIST_UNROLL trees' values at a time, so that
+ * their loads can be in flight together, added in tree order as OpenCV does. */
+inline int list_stage_passes (__global const uint *sum, __global const uint *tilted, int s, float vnf, int si,
+                              __global const stage_t *stages, __global const tree_t *trees,
+                              __global const node_t *nodes, __global const stump_t *stumps,
+                              __global const float *leaves, __global const feature_t *features,
+                              __global const int *fofs, __global const uint *subsets)
+{
+  const stage_t st = stages[si];
+  acc_t acc = 0;
+  int t = 0;
+#if LIST_UNROLL > 1
+  for (; t + LIST_UNROLL <= st.ntrees; t += LIST_UNROLL) {
+    float v[LIST_UNROLL];
+#pragma unroll
+    for (int k = 0; k < LIST_UNROLL; k++)
+      v[k] = tree_value (sum, tilted, s, vnf, st.first_tree + t + k, trees, nodes, stumps, leaves, features, fofs,
+                         subsets);
+#pragma unroll
+    for (int k = 0; k < LIST_UNROLL; k++)
+      acc += (acc_t) v[k];
+  }
+#endif
+  for (; t < st.ntrees; t++)
+    acc += (acc_t) tree_value (sum, tilted, s, vnf, st.first_tree + t, trees, nodes, stumps, leaves, features, fofs,
+                               subsets);
+  return !(acc < (acc_t) st.threshold);
+}
+
 #ifndef LIST_CHUNK
 #define LIST_CHUNK 512 /* the host passes its own; 512 is its default too */
 #endif
@@ -235,13 +268,14 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 #ifndef LIST_FILL
 #define LIST_FILL 2
 #endif
-/* The stages after the generated ones over the list, up to LIST_CHUNK
- * windows at a time per work-group.  All windows of a work-group are at the
- * same stage, so model reads are uniform; survivors are compacted after every
- * stage.  With fp64, G lanes share a window's trees once n * G fills at
- * most 1 / LIST_FILL of the work-group (G a power of two, at most LIST_MAXG
- * and the stage's tree count); with G = 1 each lane sums its window's trees
- * in order, as OpenCV does. */
+/* The stages after cascade_first's (SPEC_STAGES) over the list, up to
+ * LIST_CHUNK windows at a time per work-group.  All windows of a work-group
+ * are at the same stage, so model reads are uniform; survivors are compacted
+ * after every stage.  With fp64, G lanes share a window's trees once n * G
+ * fills at most 1 / LIST_FILL of the work-group (G a power of two, at most
+ * LIST_MAXG and the stage's tree count); with G = 1 each lane sums its
+ * window's trees in order, as OpenCV does, through the generated code for
+ * stages before GEN_STAGES. */
 __kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
 cascade_list (__global const uint *sum, __global const uint *sqsum, __global const uint *tilted, int stride,
               MODEL_ARGS, __global const uint2 *list,
@@ -306,7 +340,8 @@ cascade_list (__global const uint *sum, __global const uint *sqsum, __global con
           const float vnf = 1.0f;
 #endif
           if (G == 1)
-            pass = stage_passes (sum + lofs[w], tilted + lofs[w], stride, vnf, si, MODEL_PASS);
+            pass = si < GEN_STAGES ? spec_stage_passes (si, sum + lofs[w], tilted + lofs[w], stride, vnf)
+                                   : list_stage_passes (sum + lofs[w], tilted + lofs[w], stride, vnf, si, MODEL_PASS);
           else
             for (int t = sub; t < st.ntrees; t += G)
               acc += (acc_t) tree_value (sum + lofs[w], tilted + lofs[w], stride, vnf, st.first_tree + t, trees,

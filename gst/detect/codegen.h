@@ -12,18 +12,20 @@
 namespace gpudetect {
 
 struct GeneratedStages {
-  std::string source; // defines SPEC_STAGES and spec_stage_passes (si, sum, tilted, s, vnf)
-  int stages = 0;     // stages [0, stages) are generated
+  std::string source; // defines GEN_STAGES, SPEC_STAGES and spec_stage_passes (si, sum, tilted, s, vnf)
+  int stages = 0;     // stages [0, stages) are generated (GEN_STAGES)
+  int first = 0;      // SPEC_STAGES: the first of them, which the GPU schedule's cascade_first runs
 };
 
 // How many stages from the first keep their trees within `max_trees` (stage
 // 0 always, unless max_trees <= 0: none).
 int stages_within_trees (const CascadeModel &model, int max_trees);
 
-// Generates the first stages_within_trees (model, max_trees) stages.  The
+// Generates the first stages_within_trees (model, max_trees) stages, of which
+// the first `first_stages` (all where negative or more) are SPEC_STAGES.  The
 // arithmetic is OpenCV's, as in cascade_eval.cl: float feature values, acc_t
 // stage sums in tree order.
-GeneratedStages generate_stages (const CascadeModel &model, int max_trees);
+GeneratedStages generate_stages (const CascadeModel &model, int max_trees, int first_stages = -1);
 
 // The CPU schedule's vector stages: stages [0, max_stages) over 16 adjacent
 // windows at once (OpenCL vector types, so that a CPU device runs them as

@@ -190,6 +190,15 @@ struct Detector::Impl {
       opts += " -D LIST_MAXG=" + std::to_string (std::atoi (c));
     if (const char *c = std::getenv ("GPUDETECT_LIST_FILL"); c && std::atoi (c) > 0)
       opts += " -D LIST_FILL=" + std::to_string (std::atoi (c));
+    // cascade_list's trees evaluated together per lane (their loads in flight
+    // at once): 4 for LBP models (H100, 1080p: `later` 0.350 to 0.337 ms; 2
+    // the same as 1, 8 in between), 1 for Haar models (2 and 4 slowed
+    // haar-frontalface-default by 2-6 %, alt2 gained 1 %).
+    // GPUDETECT_LIST_UNROLL: tuning knob.
+    int list_unroll = haar ? 1 : 4;
+    if (const char *c = std::getenv ("GPUDETECT_LIST_UNROLL"); c && std::atoi (c) > 0)
+      list_unroll = std::atoi (c);
+    opts += " -D LIST_UNROLL=" + std::to_string (list_unroll);
     // Extra OpenCL build options (developers: e.g. -cl-nv-verbose; the tests use
     // it to check how a kernel build failure is reported).
     if (const char *extra = std::getenv ("GPUDETECT_BUILD_OPTIONS"))
@@ -198,23 +207,33 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_LIST_GROUPS"); c && std::atoi (c) > 0)
       groups_per_cu = std::atoi (c); // tuning knob: persistent work-groups per compute unit
     list_groups = static_cast<size_t> (std::max<cl_uint> (dev.info.compute_units, 1)) * groups_per_cu;
-    // The first stages as generated code.  GPUs: cascade_first runs them all
-    // over every window passing stage 0, gathered WGF at a time, and
-    // cascade_list reads the later ones from memory (GPUDETECT_FIRST_STAGES;
-    // default 2 for Haar, 1 for LBP: on an H100 at 1080p, stage 1 there made
-    // alt2 11 % faster and LBP-improved 5 % slower, docs/benchmarks.md).  CPUs: Haar models up to 256 trees (2.4x faster on PoCL for
-    // frontalface_alt2's small trees, 1.3x for frontalface_default's stumps; a
-    // few seconds to build, once, thanks to the binary cache); LBP stage 0
-    // (its stump models run vector stages, below).  GPUDETECT_SPEC_TREES: the
-    // stages within this many trees instead (tuning knobs).
-    int spec_trees = haar ? 256 : 1;
+    // The first stages as generated code.  GPUs: cascade_first runs the first
+    // of them over every window passing stage 0, gathered WGF at a time
+    // (GPUDETECT_FIRST_STAGES; default 2 for Haar, 1 for LBP: on an H100 at
+    // 1080p, stage 1 there made alt2 11 % faster and LBP-improved 5 % slower,
+    // docs/benchmarks.md); cascade_list reads the later stages from memory.
+    // GPUDETECT_LIST_SPEC_TREES=N generates the stages within N trees, which
+    // cascade_list then runs as code where one lane takes a window: on an H100
+    // that made both kernels slower for all three face models (LBP-improved
+    // `later` 0.35 to 0.57 ms, Haar default `first` 0.24 to 0.60 ms), so the
+    // default is 0: only cascade_first's.  CPUs: Haar models up to 256 trees
+    // (2.4x faster on PoCL for frontalface_alt2's small trees, 1.3x for
+    // frontalface_default's stumps; a few seconds to build, once, thanks to the
+    // binary cache); LBP stage 0 (its stump models run vector stages, below).
+    // GPUDETECT_SPEC_TREES: the stages within this many trees instead (tuning
+    // knobs).
+    int spec_trees = haar ? 256 : 1, first = -1;
     if (gpu_schedule) {
-      int first = haar ? 2 : 1;
+      first = haar ? 2 : 1;
       if (const char *c = std::getenv ("GPUDETECT_FIRST_STAGES"); c && std::atoi (c) > 0)
         first = std::atoi (c);
-      spec_trees = 0;
+      int first_trees = 0;
       for (int si = 0; si < first && si < static_cast<int> (model.stages.size ()); si++)
-        spec_trees += model.stages[si].ntrees;
+        first_trees += model.stages[si].ntrees;
+      int list_trees = 0;
+      if (const char *c = std::getenv ("GPUDETECT_LIST_SPEC_TREES"); c && std::atoi (c) >= 0)
+        list_trees = std::atoi (c);
+      spec_trees = std::max (first_trees, list_trees);
     }
     if (const char *c = std::getenv ("GPUDETECT_SPEC_TREES"); c && std::atoi (c) >= 0)
       spec_trees = std::atoi (c);
@@ -227,7 +246,7 @@ struct Detector::Impl {
     seg_windows = 256;
     if (const char *c = std::getenv ("GPUDETECT_SEG_WINDOWS"); c && std::atoi (c) > 0)
       seg_windows = std::atoi (c); // tuning knob: windows per work-group of cascade_first
-    const GeneratedStages gen = generate_stages (model, spec_trees);
+    const GeneratedStages gen = generate_stages (model, spec_trees, first);
     // CPUs, LBP stump models and Haar models without tilted features: the
     // first stages over 16 windows at once.  LBP: 3 stages; Haar: the stages
     // within the first 100 trees, e.g. 4 of haar-frontalface-default, 6 of
