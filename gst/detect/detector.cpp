@@ -191,11 +191,11 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_LIST_FILL"); c && std::atoi (c) > 0)
       opts += " -D LIST_FILL=" + std::to_string (std::atoi (c));
     // cascade_list's trees evaluated together per lane (their loads in flight
-    // at once): 4 for LBP models (H100, 1080p: `later` 0.350 to 0.337 ms; 2
-    // the same as 1, 8 in between), 1 for Haar models (2 and 4 slowed
-    // haar-frontalface-default by 2-6 %, alt2 gained 1 %).
+    // at once): 4 for LBP models (H100, 1080p: `later` 0.351 to 0.337 ms; 2
+    // the same as 1, 8 in between), 2 for Haar models (haar-frontalface-default
+    // 1.145 to 1.116 ms, alt2 1.005 to 0.991 ms; 4 the same as 1).
     // GPUDETECT_LIST_UNROLL: tuning knob.
-    int list_unroll = haar ? 1 : 4;
+    int list_unroll = haar ? 2 : 4;
     if (const char *c = std::getenv ("GPUDETECT_LIST_UNROLL"); c && std::atoi (c) > 0)
       list_unroll = std::atoi (c);
     opts += " -D LIST_UNROLL=" + std::to_string (list_unroll);
