@@ -226,38 +226,6 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 #endif
 }
 
-#ifndef LIST_UNROLL
-#define LIST_UNROLL 1
-#endif
-/* stage_passes for cascade_list: LIST_UNROLL trees' values at a time, so that
- * their loads can be in flight together, added in tree order as OpenCV does. */
-inline int list_stage_passes (__global const uint *sum, __global const uint *tilted, int s, float vnf, int si,
-                              __global const stage_t *stages, __global const tree_t *trees,
-                              __global const node_t *nodes, __global const stump_t *stumps,
-                              __global const float *leaves, __global const feature_t *features,
-                              __global const int *fofs, __global const uint *subsets)
-{
-  const stage_t st = stages[si];
-  acc_t acc = 0;
-  int t = 0;
-#if LIST_UNROLL > 1
-  for (; t + LIST_UNROLL <= st.ntrees; t += LIST_UNROLL) {
-    float v[LIST_UNROLL];
-#pragma unroll
-    for (int k = 0; k < LIST_UNROLL; k++)
-      v[k] = tree_value (sum, tilted, s, vnf, st.first_tree + t + k, trees, nodes, stumps, leaves, features, fofs,
-                         subsets);
-#pragma unroll
-    for (int k = 0; k < LIST_UNROLL; k++)
-      acc += (acc_t) v[k];
-  }
-#endif
-  for (; t < st.ntrees; t++)
-    acc += (acc_t) tree_value (sum, tilted, s, vnf, st.first_tree + t, trees, nodes, stumps, leaves, features, fofs,
-                               subsets);
-  return !(acc < (acc_t) st.threshold);
-}
-
 #ifndef LIST_CHUNK
 #define LIST_CHUNK 512 /* the host passes its own; 512 is its default too */
 #endif
@@ -341,12 +309,11 @@ cascade_list (__global const uint *sum, __global const uint *sqsum, __global con
 #endif
           if (G == 1)
 #if GEN_STAGES > SPEC_STAGES
-            pass = si < GEN_STAGES ? spec_stage_passes (si, sum + lofs[w], tilted + lofs[w], stride, vnf)
-                                   : list_stage_passes (sum + lofs[w], tilted + lofs[w], stride, vnf, si, MODEL_PASS);
+            pass = STAGE_PASSES (si, sum + lofs[w], tilted + lofs[w], stride, vnf);
 #else
             /* no generated stage here: the kernel stays without their code
              * (with it, alt2's later stages took 27 % longer on an H100) */
-            pass = list_stage_passes (sum + lofs[w], tilted + lofs[w], stride, vnf, si, MODEL_PASS);
+            pass = stage_passes (sum + lofs[w], tilted + lofs[w], stride, vnf, si, MODEL_PASS);
 #endif
           else
             for (int t = sub; t < st.ntrees; t += G)

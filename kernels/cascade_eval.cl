@@ -94,7 +94,12 @@ inline float tree_value (__global const uint *sum, __global const uint *tilted, 
 #endif
 }
 
-/* One stage: the weak trees' leaves summed, in order, against the stage threshold. */
+#ifndef LIST_UNROLL
+#define LIST_UNROLL 1
+#endif
+/* One stage: the weak trees' leaves summed, in order, against the stage
+ * threshold.  LIST_UNROLL (the GPU schedule's cascade_list) trees' values are
+ * taken at a time, so that their loads can be in flight together. */
 inline int stage_passes (__global const uint *sum, __global const uint *tilted, int s, float vnf, int si,
                          __global const stage_t *stages, __global const tree_t *trees, __global const node_t *nodes,
                          __global const stump_t *stumps, __global const float *leaves,
@@ -102,7 +107,20 @@ inline int stage_passes (__global const uint *sum, __global const uint *tilted, 
 {
   const stage_t st = stages[si];
   acc_t acc = 0;
-  for (int t = 0; t < st.ntrees; t++)
+  int t = 0;
+#if LIST_UNROLL > 1
+  for (; t + LIST_UNROLL <= st.ntrees; t += LIST_UNROLL) {
+    float v[LIST_UNROLL];
+#pragma unroll
+    for (int k = 0; k < LIST_UNROLL; k++)
+      v[k] = tree_value (sum, tilted, s, vnf, st.first_tree + t + k, trees, nodes, stumps, leaves, features, fofs,
+                         subsets);
+#pragma unroll
+    for (int k = 0; k < LIST_UNROLL; k++)
+      acc += (acc_t) v[k];
+  }
+#endif
+  for (; t < st.ntrees; t++)
     acc += (acc_t) tree_value (sum, tilted, s, vnf, st.first_tree + t, trees, nodes, stumps, leaves, features, fofs,
                                subsets);
   return !(acc < (acc_t) st.threshold);

@@ -194,11 +194,12 @@ struct Detector::Impl {
     // at once): 4 for LBP models (H100, 1080p: `later` 0.351 to 0.337 ms; 2
     // the same as 1, 8 in between), 2 for Haar models (haar-frontalface-default
     // 1.145 to 1.116 ms, alt2 1.005 to 0.991 ms; 4 the same as 1).
-    // GPUDETECT_LIST_UNROLL: tuning knob.
+    // GPUDETECT_LIST_UNROLL: tuning knob.  CPUs: 1 (cascade_rows shares the
+    // code; not measured there).
     int list_unroll = haar ? 2 : 4;
     if (const char *c = std::getenv ("GPUDETECT_LIST_UNROLL"); c && std::atoi (c) > 0)
       list_unroll = std::atoi (c);
-    opts += " -D LIST_UNROLL=" + std::to_string (list_unroll);
+    opts += " -D LIST_UNROLL=" + std::to_string (gpu_schedule ? list_unroll : 1);
     // Extra OpenCL build options (developers: e.g. -cl-nv-verbose; the tests use
     // it to check how a kernel build failure is reported).
     if (const char *extra = std::getenv ("GPUDETECT_BUILD_OPTIONS"))
