@@ -80,7 +80,12 @@ inline float tree_value (__global const uint *sum, __global const uint *tilted, 
 {
 #if MAX_NODES == 1
   const stump_t st = stumps[ti];
+#ifdef FEATURES_BY_TREE
+  /* features[] in tree order: the feature's load does not wait for the stump's */
+  return node_left (sum, tilted, s, vnf, features, fofs, ti, st.threshold, subsets, ti) ? st.left : st.right;
+#else
   return node_left (sum, tilted, s, vnf, features, fofs, st.feature, st.threshold, subsets, ti) ? st.left : st.right;
+#endif
 #else
   const tree_t tr = trees[ti];
   int idx = 0;
