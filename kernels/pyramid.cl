@@ -47,18 +47,25 @@ inline uint resample (__global const uchar *src, int src_stride, int src_bpp, in
   return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
 }
 
-/* Inclusive prefix sums of ls and lq over each segment of `lanes` lanes
- * (lane: the index in its segment).  Called by the whole work-group after
- * every lane wrote its ls[lid] and lq[lid]. */
+/* SQ (statement): only where there are squared sums (HAVE_SQSUM). */
+#ifdef HAVE_SQSUM
+#define SQ(x) x
+#else
+#define SQ(x)
+#endif
+
+/* Inclusive prefix sums of ls and lq (lq only with HAVE_SQSUM) over each
+ * segment of `lanes` lanes (lane: the index in its segment).  Called by the
+ * whole work-group after every lane wrote its ls[lid] and lq[lid]. */
 inline void seg_scan2 (__local uint *ls, __local uint *lq, int lid, int lane, int lanes)
 {
   barrier (CLK_LOCAL_MEM_FENCE);
   for (int off = 1; off < lanes; off <<= 1) {
     const uint a = lane >= off ? ls[lid - off] : 0u;
-    const uint b = lane >= off ? lq[lid - off] : 0u;
+    SQ (const uint b = lane >= off ? lq[lid - off] : 0u;)
     barrier (CLK_LOCAL_MEM_FENCE);
     ls[lid] += a;
-    lq[lid] += b;
+    SQ (lq[lid] += b;)
     barrier (CLK_LOCAL_MEM_FENCE);
   }
 }
@@ -160,9 +167,10 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       aq += v * v;
     }
     ls[lid] = as;
-    lq[lid] = aq;
+    SQ (lq[lid] = aq;)
     seg_scan2 (ls, lq, lid, lane, lanes);
-    uint es = carry_s + ls[lid] - as, eq = carry_q + lq[lid] - aq;
+    uint es = carry_s + ls[lid] - as, eq = 0;
+    SQ (eq = carry_q + lq[lid] - aq;)
     for (int k = 0; k < RK; k++) {
       const int i = LPAD (run0 + lane * RK + k);
       const uint v = lp[i];
@@ -174,7 +182,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
 #endif
     }
     carry_s += ls[seg0 + lanes - 1];
-    carry_q += lq[seg0 + lanes - 1];
+    SQ (carry_q += lq[seg0 + lanes - 1];)
     barrier (CLK_LOCAL_MEM_FENCE);
     if (live)
       for (int k = 0; k < RK; k++) {
@@ -208,9 +216,11 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       tq[k] = aq;
     }
     ls[lid] = as;
-    lq[lid] = aq;
+    SQ (lq[lid] = aq;)
     seg_scan2 (ls, lq, lid, lane, lanes);
-    const uint es = carry_s + ls[lid] - as, eq = carry_q + lq[lid] - aq;
+    const uint es = carry_s + ls[lid] - as;
+    uint eq = 0;
+    SQ (eq = carry_q + lq[lid] - aq;)
     if (live)
       for (int k = 0; k < RK; k++) {
         const int x = xb + k;
@@ -222,7 +232,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
         }
       }
     carry_s += ls[seg0 + lanes - 1];
-    carry_q += lq[seg0 + lanes - 1];
+    SQ (carry_q += lq[seg0 + lanes - 1];)
     barrier (CLK_LOCAL_MEM_FENCE);
   }
 #endif
