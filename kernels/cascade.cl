@@ -10,12 +10,13 @@
  *                  (SPEC_STAGES), a work-group's worth at a time, and the
  *                  survivors are appended to one list;
  *   cascade_list   persistent work-groups take chunks of that list and run
- *                  the later stages (the generated ones, up to GEN_STAGES,
- *                  where one lane takes a window), compacting the survivors in
- *                  local memory after every stage; when few windows remain, several
- *                  lanes share each window's trees (with fp64 only, where the
- *                  sum is exact in any order).  Windows passing every stage
- *                  are hits.
+ *                  the later stages (as generated code up to GEN_STAGES
+ *                  where one lane takes a window, if the host generated
+ *                  more stages than cascade_first runs), compacting the
+ *                  survivors in local memory after every stage; when few
+ *                  windows remain, several lanes share each window's trees
+ *                  (with fp64 only, where the sum is exact in any order).
+ *                  Windows passing every stage are hits.
  * CPU schedule (few cores): cascade_rows, one work-item per row of windows,
  *   OpenCV's own loop (every stage, skip after a stage-0 rejection); for LBP
  *   stumps and Haar models without tilted features it reads the first

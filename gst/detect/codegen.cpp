@@ -226,11 +226,11 @@ int stages_within_trees (const CascadeModel &m, int max_trees) {
 GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first_stages) {
   GeneratedStages g;
   g.stages = stages_within_trees (m, max_trees);
-  g.first = first_stages < 0 ? g.stages : std::min (first_stages, g.stages);
+  const int first = first_stages < 0 ? g.stages : std::min (first_stages, g.stages);
   Writer w (m);
   std::ostringstream o;
   o << "/* generated from " << m.path << ": stages 0.." << g.stages - 1 << " */\n";
-  o << "#define GEN_STAGES " << g.stages << "\n#define SPEC_STAGES " << g.first << "\n";
+  o << "#define GEN_STAGES " << g.stages << "\n#define SPEC_STAGES " << first << "\n";
   if (m.feature_type == CascadeModel::FeatureType::Lbp) {
     // The code's bit in the node's 256-bit category set.
     o << "inline int lbp_bit (int c, int b0, int b1, int b2, int b3, int b4, int b5, int b6, int b7, uint s0, "

@@ -14,7 +14,6 @@ namespace gpudetect {
 struct GeneratedStages {
   std::string source; // defines GEN_STAGES, SPEC_STAGES and spec_stage_passes (si, sum, tilted, s, vnf)
   int stages = 0;     // stages [0, stages) are generated (GEN_STAGES)
-  int first = 0;      // SPEC_STAGES: the first of them, which the GPU schedule's cascade_first runs
 };
 
 // How many stages from the first keep their trees within `max_trees` (stage

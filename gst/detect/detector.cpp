@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 
 namespace gpudetect {
 
@@ -191,9 +192,10 @@ struct Detector::Impl {
     // instead of one after the other (H100, 1080p: LBP-improved `later` 0.338
     // to 0.327 ms; haar-frontalface-default's stumps 1.115 to 1.167 ms, so not
     // for Haar).  GPUDETECT_FEATURES_BY_TREE=0|1: tuning knob (stump models).
-    features_by_tree = gpu_schedule && !use_fofs && model.max_nodes_per_tree == 1 && !haar;
+    features_by_tree = gpu_schedule && !haar;
     if (const char *c = std::getenv ("GPUDETECT_FEATURES_BY_TREE"))
-      features_by_tree = std::atoi (c) != 0 && !use_fofs && model.max_nodes_per_tree == 1;
+      features_by_tree = std::atoi (c) != 0;
+    features_by_tree = features_by_tree && !use_fofs && model.max_nodes_per_tree == 1;
     if (features_by_tree)
       opts += " -D FEATURES_BY_TREE";
     opts += " -D LIST_CHUNK=" + std::to_string (chunk);
@@ -325,14 +327,14 @@ struct Detector::Impl {
     if (cl::Error e = upload_vec (&subsets, sub)) return e;
     // the features in the model's order, or in tree order (one per stump)
     std::vector<int> order;
-    if (features_by_tree)
+    if (features_by_tree) {
       for (const CascadeModel::Tree &t : model.trees)
         order.push_back (model.nodes[t.first_node].feature);
-    else
-      for (size_t i = 0; i < (model.feature_type == CascadeModel::FeatureType::Haar ? model.haar_features.size ()
-                                                                                    : model.lbp_features.size ());
-           i++)
-        order.push_back (static_cast<int> (i));
+    } else {
+      order.resize (model.feature_type == CascadeModel::FeatureType::Haar ? model.haar_features.size ()
+                                                                          : model.lbp_features.size ());
+      std::iota (order.begin (), order.end (), 0);
+    }
     if (model.feature_type == CascadeModel::FeatureType::Haar) {
       std::vector<DevHaarFeature> f;
       for (int fi : order) {
