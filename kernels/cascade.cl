@@ -237,13 +237,6 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 #ifndef LIST_FILL
 #define LIST_FILL 2
 #endif
-/* cascade_list runs the stages before DEEP_STAGE and passes its survivors on
- * to cascade_deep (deep), or all of them and writes the hits */
-#ifdef DEEP_STAGE
-#define LIST_END DEEP_STAGE
-#else
-#define LIST_END nstages
-#endif
 /* The stages after cascade_first's (SPEC_STAGES) over the list, up to
  * LIST_CHUNK windows at a time per work-group.  All windows of a work-group
  * are at the same stage, so model reads are uniform; survivors are compacted
@@ -255,7 +248,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 __kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
 cascade_list (__global const uint *sum, __global const uint *sqsum, __global const uint *tilted, int stride,
               MODEL_ARGS, __global const uint2 *list,
-              __global uint *counters, __global uint *hits, uint hit_capacity, __global uint2 *deep)
+              __global uint *counters, __global uint *hits, uint hit_capacity)
 {
   __local uint lofs[LIST_CHUNK];
 #ifdef FEATURE_HAAR
@@ -291,7 +284,7 @@ cascade_list (__global const uint *sum, __global const uint *sqsum, __global con
     }
     int cur = 0;
     barrier (CLK_LOCAL_MEM_FENCE);
-    for (int si = SPEC_STAGES; si < LIST_END && n > 0; si++) {
+    for (int si = SPEC_STAGES; si < nstages && n > 0; si++) {
       const stage_t st = stages[si];
       if (lid == 0)
         cnt[cur ^ 1] = 0;
@@ -345,176 +338,13 @@ cascade_list (__global const uint *sum, __global const uint *sqsum, __global con
       cur ^= 1;
     }
     for (int i = lid; i < n; i += WGL) {
-#ifdef DEEP_STAGE
-      deep[atomic_inc (&counters[2])] = list[base + q[cur][i]];
-#else
       const uint h = atomic_inc (&hits[0]);
       if (h < hit_capacity)
         hits[1 + h] = list[base + q[cur][i]].x;
-#endif
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }
 }
-
-#ifdef DEEP_STAGE
-/* cascade_deep: the stages from DEEP_STAGE on, over the windows that
- * cascade_list passed on (deep, counted by counters[2]; counters[3] hands
- * them out).  Few windows reach these stages and they lie far apart, so
- * reading their features straight from the integrals costs a cache line per
- * lane and load; here a work-group copies DEEP_WINDOWS windows' integral
- * tiles ((WIN_W + 1) x (WIN_H + 1) points) into local memory with coalesced
- * loads, and the lanes share the windows' trees (G lanes per window, a power
- * of two, as many as the live windows leave room for).  The stage sums are
- * exact in double, in any order (HAVE_FP64 is required).  Non-tilted models
- * only. */
-#define TW (WIN_W + 1)
-#define TSZ (TW * (WIN_H + 1))
-
-#ifdef FEATURE_HAAR
-#define TILE_RECT(p, r)                                                                                    \
-  RECT_SUM (p, (r).x + TW * (r).y, (r).x + (r).z + TW * (r).y, (r).x + TW * ((r).y + (r).w),              \
-            (r).x + (r).z + TW * ((r).y + (r).w))
-inline int tile_node_left (__local const uint *p, float vnf, __global const feature_t *features, int fi,
-                           float threshold, __global const uint *subsets, int si)
-{
-  const feature_t F = features[fi];
-  float ret = F.w.x * (float) TILE_RECT (p, F.r[0]) + F.w.y * (float) TILE_RECT (p, F.r[1]);
-  if (F.w.z != 0.0f)
-    ret += F.w.z * (float) TILE_RECT (p, F.r[2]);
-  return ret * vnf < threshold;
-}
-#else
-inline int tile_node_left (__local const uint *p, float vnf, __global const feature_t *features, int fi,
-                           float threshold, __global const uint *subsets, int si)
-{
-  const int4 r = features[fi];
-  __local const uint *p0 = p + r.x + TW * r.y, *p1 = p0 + TW * r.w, *p2 = p1 + TW * r.w, *p3 = p2 + TW * r.w;
-#define PROW(j) ((j) == 0 ? p0 : (j) == 1 ? p1 : (j) == 2 ? p2 : p3)
-#define G(i, j) ((int) PROW (j)[(i) * r.z])
-#define B(i, j) (G (i, j) - G ((i) + 1, j) - G (i, (j) + 1) + G ((i) + 1, (j) + 1))
-  const int c = B (1, 1);
-  const int code = (B (0, 0) >= c ? 128 : 0) | (B (1, 0) >= c ? 64 : 0) | (B (2, 0) >= c ? 32 : 0) |
-                   (B (2, 1) >= c ? 16 : 0) | (B (2, 2) >= c ? 8 : 0) | (B (1, 2) >= c ? 4 : 0) |
-                   (B (0, 2) >= c ? 2 : 0) | (B (0, 1) >= c ? 1 : 0);
-#undef B
-#undef G
-#undef PROW
-  return (subsets[si * 8 + (code >> 5)] >> (code & 31)) & 1;
-}
-#endif
-
-/* tree_value (cascade_eval.cl) on a window's tile */
-inline float tile_tree_value (__local const uint *p, float vnf, int ti, __global const tree_t *trees,
-                              __global const node_t *nodes, __global const stump_t *stumps,
-                              __global const float *leaves, __global const feature_t *features,
-                              __global const uint *subsets)
-{
-#if MAX_NODES == 1
-  const stump_t st = stumps[ti];
-#ifdef FEATURES_BY_TREE
-  return tile_node_left (p, vnf, features, ti, st.threshold, subsets, ti) ? st.left : st.right;
-#else
-  return tile_node_left (p, vnf, features, st.feature, st.threshold, subsets, ti) ? st.left : st.right;
-#endif
-#else
-  const tree_t tr = trees[ti];
-  int idx = 0;
-  do {
-    const node_t n = nodes[tr.first_node + idx];
-    idx = tile_node_left (p, vnf, features, n.feature, n.threshold, subsets, tr.first_node + idx) ? n.left
-                                                                                                   : n.right;
-  } while (idx > 0);
-  return leaves[tr.first_leaf - idx];
-#endif
-}
-
-#ifndef DEEP_WINDOWS
-#define DEEP_WINDOWS 16
-#endif
-__kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
-cascade_deep (__global const uint *sum, __global const uint *sqsum, int stride, MODEL_ARGS,
-              __global const uint2 *deep, __global uint *counters, __global uint *hits, uint hit_capacity)
-{
-  __local uint tile[DEEP_WINDOWS * TSZ];
-  __local uint lwin[DEEP_WINDOWS];
-#ifdef FEATURE_HAAR
-  __local float lvnf[DEEP_WINDOWS];
-#endif
-  __local uchar q[2][DEEP_WINDOWS];
-  __local int cnt[2];
-  __local uint lbase;
-  __local acc_t part[WGL];
-  const int lid = get_local_id (0);
-  const uint ntotal = counters[2];
-  for (;;) {
-    if (lid == 0)
-      lbase = atomic_add (&counters[3], (uint) DEEP_WINDOWS);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    const uint base = lbase;
-    if (base >= ntotal)
-      break;
-    int n = (int) min ((uint) DEEP_WINDOWS, ntotal - base);
-    /* the tiles, row by row, side by side */
-    for (int k = lid; k < n * TSZ; k += WGL) {
-      const int w = k / TSZ, e = k - w * TSZ, y = e / TW, x = e - y * TW;
-      tile[k] = sum[deep[base + w].y + (size_t) y * stride + x];
-    }
-    if (lid < n) {
-      const uint2 d = deep[base + lid];
-      lwin[lid] = d.x;
-#ifdef FEATURE_HAAR
-      float vnf;
-      window_norm (sum + d.y, sqsum + d.y, stride, &vnf);
-      lvnf[lid] = vnf;
-#endif
-      q[0][lid] = (uchar) lid;
-    }
-    int cur = 0;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int si = DEEP_STAGE; si < nstages && n > 0; si++) {
-      const stage_t st = stages[si];
-      if (lid == 0)
-        cnt[cur ^ 1] = 0;
-      int G = 1;
-      while (G < st.ntrees && n * G * 2 <= WGL)
-        G <<= 1;
-      const int i = lid / G, sub = lid % G;
-      acc_t acc = 0;
-      int w = 0;
-      if (i < n) {
-        w = q[cur][i];
-#ifdef FEATURE_HAAR
-        const float vnf = lvnf[w];
-#else
-        const float vnf = 1.0f;
-#endif
-        for (int t = sub; t < st.ntrees; t += G)
-          acc += (acc_t) tile_tree_value (tile + w * TSZ, vnf, st.first_tree + t, trees, nodes, stumps, leaves,
-                                          features, subsets);
-      }
-      part[lid] = acc;
-      barrier (CLK_LOCAL_MEM_FENCE);
-      for (int off = G >> 1; off > 0; off >>= 1) {
-        if (sub < off)
-          part[lid] += part[lid + off];
-        barrier (CLK_LOCAL_MEM_FENCE);
-      }
-      if (i < n && sub == 0 && !(part[lid] < (acc_t) st.threshold))
-        q[cur ^ 1][atomic_inc (&cnt[cur ^ 1])] = (uchar) w;
-      barrier (CLK_LOCAL_MEM_FENCE);
-      n = cnt[cur ^ 1];
-      cur ^= 1;
-    }
-    for (int i = lid; i < n; i += WGL) {
-      const uint h = atomic_inc (&hits[0]);
-      if (h < hit_capacity)
-        hits[1 + h] = lwin[q[cur][i]];
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-}
-#endif
 
 /* CPU schedule: OpenCV's loop over one row of windows (every stage, the
  * window after a stage-0 rejection skipped).  With VEC_STAGES (LBP stumps,

@@ -99,8 +99,6 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   if (g == 0 && lid == 0) {
     counters[0] = 0;
     counters[1] = 0;
-    counters[2] = 0;
-    counters[3] = 0;
     hits[0] = 0;
   }
   const int m = row_map[g];
@@ -253,8 +251,6 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
   if (g == 0) {
     counters[0] = 0;
     counters[1] = 0;
-    counters[2] = 0;
-    counters[3] = 0;
     hits[0] = 0;
   }
   if (g >= nrows)

@@ -35,7 +35,7 @@ struct DevHaarFeature {
   cl_float w[4];
 };
 
-enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kDeep, kRead, kCmdCount };
+enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kRead, kCmdCount };
 
 struct Slot {
   cl::Mem src;              // the frame on the device, with an upload queue (else Impl::src)
@@ -79,9 +79,7 @@ struct Detector::Impl {
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   bool features_by_tree = false; // stump models, GPU schedule: features[] in tree order (FEATURES_BY_TREE)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
-  int deep_stage = 0;       // > 0: cascade_deep runs the stages from this one on
-  size_t deep_groups = 0;   // its persistent work-groups
-  cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_deep, k_rows_cascade;
+  cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
   int seg_windows = 256;  // cascade_first: a work-group's segment is as many rows as hold this many windows
 
   // model buffers
@@ -92,7 +90,7 @@ struct Detector::Impl {
   int frame_w = 0, frame_h = 0, frame_bpp = 0;
   bool geom_dirty = true;
   cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, diag_map, colblock_map, seg_map, wrow_map;
-  cl::Mem sum, sqsum, tilted, list, deep_list, counters, hits, fofs;
+  cl::Mem sum, sqsum, tilted, list, counters, hits, fofs;
   int ndiag = 0, ncolblocks = 0, nsegs = 0, nwrows = 0, nrowgroups = 0;
   size_t src_size = 0;
   bool args_bound = false;           // kernel arguments set for this geometry and args_format
@@ -263,25 +261,6 @@ struct Detector::Impl {
     seg_windows = 256;
     if (const char *c = std::getenv ("GPUDETECT_SEG_WINDOWS"); c && std::atoi (c) > 0)
       seg_windows = std::atoi (c); // tuning knob: windows per work-group of cascade_first
-    // Deep stages (GPUs with fp64, non-tilted models): the stages from
-    // deep_stage on run in cascade_deep over windows' integral tiles in local
-    // memory, as many windows per work-group as DEEP_WINDOWS tiles fit in
-    // 40 KiB.  GPUDETECT_DEEP_STAGE: the stage (0: off; tuning knob).
-    deep_stage = 0;
-    if (const char *c = std::getenv ("GPUDETECT_DEEP_STAGE"); c && std::atoi (c) >= 0)
-      deep_stage = std::atoi (c);
-    const size_t tile_bytes =
-        static_cast<size_t> (model.window_width + 1) * (model.window_height + 1) * sizeof (cl_uint);
-    const size_t deep_local = std::min<cl_ulong> (dev.info.local_mem, 48 * 1024);
-    const size_t deep_windows = deep_local > 8 * 1024 ? std::min<size_t> (16, (deep_local - 8 * 1024) / tile_bytes) : 0;
-    if (!gpu_schedule || !dev.info.fp64 || model.has_tilted || deep_windows < 1 ||
-        deep_stage < std::max (first, 1) || deep_stage >= static_cast<int> (model.stages.size ()))
-      deep_stage = 0;
-    if (deep_stage > 0) {
-      opts += " -D DEEP_STAGE=" + std::to_string (deep_stage) + " -D DEEP_WINDOWS=" + std::to_string (deep_windows);
-      deep_groups = static_cast<size_t> (std::max<cl_uint> (dev.info.compute_units, 1)) *
-                    std::max<size_t> (1, std::min<size_t> (8, 200 * 1024 / (deep_windows * tile_bytes + 4096)));
-    }
     const GeneratedStages gen = generate_stages (model, spec_trees, first);
     // CPUs, LBP stump models and Haar models without tilted features: the
     // first stages over 16 windows at once.  LBP: 3 stages; Haar: the stages
@@ -309,8 +288,6 @@ struct Detector::Impl {
     if (gpu_schedule) {
       ks.push_back ({&k_first, "cascade_first"});
       ks.push_back ({&k_list, "cascade_list"});
-      if (deep_stage > 0)
-        ks.push_back ({&k_deep, "cascade_deep"});
     } else {
       ks.push_back ({&k_rows_cascade, "cascade_rows"});
     }
@@ -445,9 +422,6 @@ struct Detector::Impl {
     if (cl::Error e = buffer (&tilted, model.has_tilted ? plane : 16)) return e;
     // the list: (window index, integral offset) pairs
     if (cl::Error e = buffer (&list, gpu_schedule ? static_cast<size_t> (g->total_windows) * 8 : 16)) return e;
-    // cascade_deep's windows, the same pairs
-    if (cl::Error e = buffer (&deep_list, deep_stage > 0 ? static_cast<size_t> (g->total_windows) * 8 : 16))
-      return e;
     if (cl::Error e = buffer (&counters, 4 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
     if (cl::Error e = upload_vec (&fofs, feature_offsets (g->stride))) return e;
@@ -551,11 +525,7 @@ struct Detector::Impl {
                                       nodes, stumps, leaves, features, fofs, subsets, list, counters));
       GPUDETECT_CL_TRY (cl::set_args (k_list.get (), sum, sqsum, tilt, stride, stages, nstages, trees,
                                       nodes, stumps, leaves, features, fofs, subsets, list, counters, hits,
-                                      static_cast<cl_uint> (cap), deep_list));
-      if (deep_stage > 0)
-        GPUDETECT_CL_TRY (cl::set_args (k_deep.get (), sum, sqsum, stride, stages, nstages, trees, nodes, stumps,
-                                        leaves, features, fofs, subsets, deep_list, counters, hits,
-                                        static_cast<cl_uint> (cap)));
+                                      static_cast<cl_uint> (cap)));
     } else {
       const cl_int nrows = g.total_rows, nb = ncolblocks, nw = nwrows;
       GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst, yfirst,
@@ -626,9 +596,6 @@ struct Detector::Impl {
             return e;
           if (cl::Error e = launch (k_list.get (), list_groups * 256, 256, s, kRest))
             return e;
-          if (deep_stage > 0)
-            if (cl::Error e = launch (k_deep.get (), deep_groups * 256, 256, s, kDeep))
-              return e;
         }
       } else {
         if (cl::Error e = launch (k_cols.get (), round_up (ncolblocks, 8), 8, s, kCols))
@@ -680,11 +647,11 @@ struct Detector::Impl {
     t->integral = event_us (s.events[kCols], &first, &last);
     t->tilted = event_us (s.events[kTiltA], &first, &last) + event_us (s.events[kTiltB], &first, &last);
     t->first = event_us (s.events[kFirst], &first, &last);
-    t->rest = event_us (s.events[kRest], &first, &last) + event_us (s.events[kDeep], &first, &last);
+    t->rest = event_us (s.events[kRest], &first, &last);
     t->readback = event_us (s.events[kRead], &first, &last);
     t->total_device = last > first ? (last - first) / 1000.0 : 0;
     t->launches = 0;
-    for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kDeep})
+    for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kRest})
       t->launches += s.events[c] ? 1 : 0;
   }
 
