@@ -18,6 +18,18 @@
 #endif
 #define LPAD(i) ((i) + ((i) >> 5))
 
+/* Where the integral point at atlas column X, row Y is.  With SPLIT_COLUMNS
+ * (GPU schedule, models without tilted features) the even columns make one
+ * plane and the odd ones another, odd_plane words further on, both with the
+ * row stride `stride` (half the atlas width, rounded up): the windows of the
+ * levels scanned at a step of 2 then read words side by side rather than
+ * every other one, and those at a step of 1 read as many words as before. */
+#ifdef SPLIT_COLUMNS
+#define IPOS(X, Y) ((size_t) ((X) & 1) * odd_plane + (size_t) (Y) * stride + ((X) >> 1))
+#else
+#define IPOS(X, Y) ((size_t) (Y) * stride + (X))
+#endif
+
 /* Luma of one source pixel: grey planes as they are, 4-byte RGB formats with
  * OpenCV's fixed-point BT.601 weights (cvtColor RGB2GRAY). */
 inline uint src_luma (__global const uchar *src, int stride, int bpp, int4 rgb, int x, int y)
@@ -83,7 +95,7 @@ __kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
 pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
               __global const int8 *levels, __global const int *xtab, __global const int *ytab,
               __global const int *xfirst, __global const int *yfirst, __global const int *row_map,
-              __global uint *sum, __global uint *sqsum, int stride, __global uint *counters,
+              __global uint *sum, __global uint *sqsum, int stride, uint odd_plane, __global uint *counters,
               __global uint *hits)
 {
   __local uint ls[WG];
@@ -124,20 +136,19 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     cy1 = ye & 511;
     cy0 = 256u - cy1;
   }
-  const size_t base = (size_t) (L.s1 + y + 1) * stride + L.s0;
+  const int row = L.s1 + y + 1;
   if (live && y == 0) {
-    const size_t top = (size_t) L.s1 * stride + L.s0;
     for (int x = lane; x <= w; x += lanes) {
-      sum[top + x] = 0;
+      sum[IPOS (L.s0 + x, L.s1)] = 0;
 #ifdef HAVE_SQSUM
-      sqsum[top + x] = 0;
+      sqsum[IPOS (L.s0 + x, L.s1)] = 0;
 #endif
     }
   }
   if (live && lane == 0) {
-    sum[base] = 0;
+    sum[IPOS (L.s0, row)] = 0;
 #ifdef HAVE_SQSUM
-    sqsum[base] = 0;
+    sqsum[IPOS (L.s0, row)] = 0;
 #endif
   }
   __global const int *xt = xtab + xfirst[li];
@@ -188,9 +199,9 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       for (int k = 0; k < RK; k++) {
         const int x = x0 + k * lanes + lane;
         if (x < w) {
-          sum[base + x + 1] = lp[LPAD (run0 + k * lanes + lane)];
+          sum[IPOS (L.s0 + x + 1, row)] = lp[LPAD (run0 + k * lanes + lane)];
 #ifdef HAVE_SQSUM
-          sqsum[base + x + 1] = lpq[LPAD (run0 + k * lanes + lane)];
+          sqsum[IPOS (L.s0 + x + 1, row)] = lpq[LPAD (run0 + k * lanes + lane)];
 #endif
         }
       }
@@ -225,9 +236,9 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       for (int k = 0; k < RK; k++) {
         const int x = xb + k;
         if (x < w) {
-          sum[base + x + 1] = es + ts[k];
+          sum[IPOS (L.s0 + x + 1, row)] = es + ts[k];
 #ifdef HAVE_SQSUM
-          sqsum[base + x + 1] = eq + tq[k];
+          sqsum[IPOS (L.s0 + x + 1, row)] = eq + tq[k];
 #endif
         }
       }
@@ -297,7 +308,7 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
 #define CR 4
 __kernel __attribute__ ((reqd_work_group_size (CB * CL, 1, 1))) void
 integral_cols_blocked (__global const int8 *levels, __global const int *colblock_map, __global uint *sum,
-                       __global uint *sqsum, int stride)
+                       __global uint *sqsum, int stride, uint odd_plane)
 {
   __local uint ps[CL][CB];
   __local uint pq[CL][CB];
@@ -307,7 +318,6 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
   const int lx = lid % CB, lane = lid / CB;
   const int x = (m >> 10) * CB + lx;
   const int valid = x <= L.s2;
-  const size_t col = (size_t) L.s1 * stride + L.s0 + x;
   const int H = L.s3;
   uint carry_s = 0, carry_q = 0;
   for (int y0 = 1; y0 <= H; y0 += CL * CR) {
@@ -316,10 +326,10 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
     for (int k = 0; k < CR; k++) {
       const int y = y0 + lane * CR + k;
       const int in = valid && y <= H;
-      as += in ? sum[col + (size_t) y * stride] : 0u;
+      as += in ? sum[IPOS (L.s0 + x, L.s1 + y)] : 0u;
       ts[k] = as;
 #ifdef HAVE_SQSUM
-      aq += in ? sqsum[col + (size_t) y * stride] : 0u;
+      aq += in ? sqsum[IPOS (L.s0 + x, L.s1 + y)] : 0u;
       tq[k] = aq;
 #endif
     }
@@ -338,9 +348,9 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
     for (int k = 0; k < CR; k++) {
       const int y = y0 + lane * CR + k;
       if (valid && y <= H) {
-        sum[col + (size_t) y * stride] = carry_s + bs + ts[k];
+        sum[IPOS (L.s0 + x, L.s1 + y)] = carry_s + bs + ts[k];
 #ifdef HAVE_SQSUM
-        sqsum[col + (size_t) y * stride] = carry_q + bq + tq[k];
+        sqsum[IPOS (L.s0 + x, L.s1 + y)] = carry_q + bq + tq[k];
 #endif
       }
     }
