@@ -301,8 +301,9 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
 }
 
 /* GPU schedule of the column pass: one work-group per block of 32 integral
- * columns of a level (colblock_map: level | block << 10); 8 lanes of each
- * column take 4 rows each per step, a local scan joins them. */
+ * columns of a level (colblock_map: level | block << 10, with SPLIT_COLUMNS
+ * 32 columns of one parity: | odd << 30); 8 lanes of each column take 4 rows
+ * each per step, a local scan joins them. */
 #define CB 32
 #define CL 8
 #define CR 4
@@ -316,7 +317,13 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
   const int m = colblock_map[get_group_id (0)];
   const int8 L = levels[m & 1023];
   const int lx = lid % CB, lane = lid / CB;
+#ifdef SPLIT_COLUMNS
+  /* a block of 32 columns of one parity (bit 30), side by side in its plane */
+  const int par = (m >> 30) & 1;
+  const int x = ((L.s0 & 1) != par) + 2 * (((m >> 10) & 0xfffff) * CB + lx);
+#else
   const int x = (m >> 10) * CB + lx;
+#endif
   const int valid = x <= L.s2;
   const int H = L.s3;
   uint carry_s = 0, carry_q = 0;

@@ -401,8 +401,18 @@ struct Detector::Impl {
         sh++;
       for (int y = 0; y < l.height; y += static_cast<int> (rows_wg) >> sh)
         rowgroups.push_back (lv | (y << 10) | (sh << 27));
-      for (int b = 0; b * 32 <= l.width; b++)
-        colblocks.push_back (lv | (b << 10));
+      if (split_columns) {
+        // integral_cols_blocked: 32 columns of one parity (side by side in
+        // their plane) per block; bit 30: odd
+        for (int par = 0; par < 2; par++) {
+          const int first = (l.x0 & 1) == par ? 0 : 1, n = first > l.width ? 0 : (l.width - first) / 2 + 1;
+          for (int b = 0; b * 32 < n; b++)
+            colblocks.push_back (lv | (b << 10) | (par << 30));
+        }
+      } else {
+        for (int b = 0; b * 32 <= l.width; b++)
+          colblocks.push_back (lv | (b << 10));
+      }
       // A segment is one row of windows, or as many rows as hold seg_windows.
       const int rows_per_seg = l.nx > 0 ? std::max (1, seg_windows / l.nx) : 1;
       for (int iy = 0; iy < l.ny; iy += rows_per_seg)
