@@ -42,48 +42,18 @@
 /* Stage si of the window at sum/tilted: the generated code (GEN_STAGES,
  * spec_stage_passes: the model written in as constants) for the first
  * stages, the data-driven evaluation for the rest.  s: the planes' stride. */
-#define STAGE_PASSES(si, sum, aux, s, vnf)                                                                 \
-  ((si) < GEN_STAGES ? spec_stage_passes ((si), (sum), (aux), (s), (vnf))                                 \
-                      : stage_passes ((sum), (aux), (s), (vnf), (si), MODEL_PASS))
-
-/* A window's integral offset (its even-column base with SPLIT_COLUMNS) and
- * the second pointer the evaluation takes (aux: the tilted plane, or the
- * odd-column base: the offset plus odd_delta, see below). */
-#ifdef SPLIT_COLUMNS
-/* Split planes: atlas column X of row Y at (X & 1) * odd_plane + Y * stride
- * + (X >> 1).  A window at (X0, Y0) has its even-distance points in the plane
- * of X0's parity and its odd-distance ones in the other, one column further
- * on where X0 is odd. */
-inline uint window_ofs (int X0, int Y0, int stride, uint odd_plane)
-{
-  return (X0 & 1) * odd_plane + (uint) (Y0 * stride + (X0 >> 1));
-}
-inline int odd_delta (uint ofs, uint odd_plane)
-{
-  return ofs >= odd_plane ? 1 - (int) odd_plane : (int) odd_plane;
-}
-#define AUX(ofs) (sum + (ofs) + odd_delta ((ofs), odd_plane))
-#define SQ_AUX(ofs) (sqsum + (ofs) + odd_delta ((ofs), odd_plane))
-#else
-inline uint window_ofs (int X0, int Y0, int stride, uint odd_plane)
-{
-  return (uint) (Y0 * stride + X0);
-}
-#define AUX(ofs) (tilted + (ofs))
-#define SQ_AUX(ofs) (sqsum + (ofs))
-#endif
+#define STAGE_PASSES(si, sum, tilted, s, vnf)                                                              \
+  ((si) < GEN_STAGES ? spec_stage_passes ((si), (sum), (tilted), (s), (vnf))                              \
+                      : stage_passes ((sum), (tilted), (s), (vnf), (si), MODEL_PASS))
 
 /* OpenCV HaarEvaluator::setWindow: variance over the window inset by one
  * pixel; flat windows (area / sqrt(nf) >= 0.1) are refused. */
-inline int window_norm (__global const uint *p, __global const uint *pa, __global const uint *q,
-                        __global const uint *qa, int s, float *vnf)
+inline int window_norm (__global const uint *p, __global const uint *q, int s, float *vnf)
 {
 #ifdef FEATURE_HAAR
-#define NORM_SUM(p, a)                                                                                     \
-  (PT (p, a, s, 1, 1) - PT (p, a, s, WIN_W - 1, 1) - PT (p, a, s, 1, WIN_H - 1) + PT (p, a, s, WIN_W - 1, WIN_H - 1))
-  const int valsum = (int) NORM_SUM (p, pa);
-  const uint valsqsum = NORM_SUM (q, qa);
-#undef NORM_SUM
+  const int a = 1 + s, b = (WIN_W - 1) + s, c = 1 + s * (WIN_H - 1), d = (WIN_W - 1) + s * (WIN_H - 1);
+  const int valsum = RECT_SUM (p, a, b, c, d);
+  const uint valsqsum = (uint) RECT_SUM (q, a, b, c, d);
 #ifdef HAVE_FP64
   const double area = (double) ((WIN_W - 2) * (WIN_H - 2));
   double nf = area * (double) valsqsum - (double) valsum * (double) valsum;
@@ -147,8 +117,8 @@ inline void append_kept (int keep, uint win, uint ofs, int lid, __local const in
  * to the list.  Called by the whole work-group. */
 inline void first_batch (int n, int lid, __local const uint *qwin, __local const uint *qofs,
                          __local const float *qvnf, __local int *ssum, __local uint *sbase,
-                         __global const uint *sum, __global const uint *tilted, int stride, uint odd_plane,
-                         __global uint2 *list, __global uint *counters)
+                         __global const uint *sum, __global const uint *tilted, int stride, __global uint2 *list,
+                         __global uint *counters)
 {
   int pass = 0;
   uint win = 0, ofs = 0;
@@ -162,7 +132,7 @@ inline void first_batch (int n, int lid, __local const uint *qwin, __local const
 #endif
     pass = 1;
     for (int si = 1; si < SPEC_STAGES && pass; si++)
-      pass = spec_stage_passes (si, sum + ofs, AUX (ofs), stride, vnf);
+      pass = spec_stage_passes (si, sum + ofs, tilted + ofs, stride, vnf);
   }
   ssum[lid] = pass;
   wg_inclusive_sum (ssum, lid);
@@ -172,7 +142,7 @@ inline void first_batch (int n, int lid, __local const uint *qwin, __local const
 
 __kernel __attribute__ ((reqd_work_group_size (WGF, 1, 1))) void
 cascade_first (__global const int8 *levels, __global const int2 *segs, __global const uint *sum,
-               __global const uint *sqsum, __global const uint *tilted, int stride, uint odd_plane, MODEL_ARGS,
+               __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
                __global uint2 *list, __global uint *counters)
 {
   __local int smax[WGF];
@@ -199,13 +169,13 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
     const int valid = p < total;
     const int r = valid ? p / nx : 0, x = valid ? p - r * nx : 0;
     int code = CODE_REJECT0;
-    const uint ofs = window_ofs (L.s0 + x * s, L.s1 + (y0 + r) * s, stride, odd_plane);
+    const size_t ofs = (size_t) (L.s1 + (y0 + r) * s) * stride + L.s0 + x * s;
     float vnf = 1.0f;
     if (valid) {
-      if (!window_norm (sum + ofs, AUX (ofs), sqsum + ofs, SQ_AUX (ofs), stride, &vnf))
+      if (!window_norm (sum + ofs, sqsum + ofs, stride, &vnf))
         code = CODE_INVALID;
       else
-        code = STAGE_PASSES (0, sum + ofs, AUX (ofs), stride, vnf) ? CODE_PASS0 : CODE_REJECT0;
+        code = STAGE_PASSES (0, sum + ofs, tilted + ofs, stride, vnf) ? CODE_PASS0 : CODE_REJECT0;
     }
     /* inclusive max-scan of the non-rejected positions */
     smax[lid] = valid && code != CODE_REJECT0 ? p : -1;
@@ -228,7 +198,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
     if (keep) {
       const int slot = qn + ssum[lid] - 1;
       qwin[slot] = win;
-      qofs[slot] = ofs;
+      qofs[slot] = (uint) ofs;
 #ifdef FEATURE_HAAR
       qvnf[slot] = vnf;
 #endif
@@ -236,7 +206,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
     qn += added;
     barrier (CLK_LOCAL_MEM_FENCE);
     if (qn >= WGF) {
-      first_batch (WGF, lid, qwin, qofs, qvnf, ssum, &sbase, sum, tilted, stride, odd_plane, list, counters);
+      first_batch (WGF, lid, qwin, qofs, qvnf, ssum, &sbase, sum, tilted, stride, list, counters);
       qn -= WGF; /* qn < WGF: the rest moves to the front, no overlap */
       if (lid < qn) {
         qwin[lid] = qwin[WGF + lid];
@@ -248,12 +218,12 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
       barrier (CLK_LOCAL_MEM_FENCE);
     }
 #else
-    append_kept (keep, win, ofs, lid, ssum, &sbase, list, counters);
+    append_kept (keep, win, (uint) ofs, lid, ssum, &sbase, list, counters);
 #endif
   }
 #if SPEC_STAGES > 1
   if (qn > 0)
-    first_batch (qn, lid, qwin, qofs, qvnf, ssum, &sbase, sum, tilted, stride, odd_plane, list, counters);
+    first_batch (qn, lid, qwin, qofs, qvnf, ssum, &sbase, sum, tilted, stride, list, counters);
 #endif
 }
 
@@ -277,7 +247,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
  * stages before GEN_STAGES. */
 __kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
 cascade_list (__global const uint *sum, __global const uint *sqsum, __global const uint *tilted, int stride,
-              uint odd_plane, MODEL_ARGS, __global const uint2 *list,
+              MODEL_ARGS, __global const uint2 *list,
               __global uint *counters, __global uint *hits, uint hit_capacity)
 {
   __local uint lofs[LIST_CHUNK];
@@ -307,7 +277,7 @@ cascade_list (__global const uint *sum, __global const uint *sqsum, __global con
       lofs[i] = ofs;
 #ifdef FEATURE_HAAR
       float vnf;
-      window_norm (sum + ofs, AUX (ofs), sqsum + ofs, SQ_AUX (ofs), stride, &vnf);
+      window_norm (sum + ofs, sqsum + ofs, stride, &vnf);
       lvnf[i] = vnf;
 #endif
       q[0][i] = (ushort) i;
@@ -340,15 +310,15 @@ cascade_list (__global const uint *sum, __global const uint *sqsum, __global con
 #endif
           if (G == 1)
 #if GEN_STAGES > SPEC_STAGES
-            pass = STAGE_PASSES (si, sum + lofs[w], AUX (lofs[w]), stride, vnf);
+            pass = STAGE_PASSES (si, sum + lofs[w], tilted + lofs[w], stride, vnf);
 #else
             /* no generated stage here: the kernel stays without their code
              * (with it, alt2's later stages took 27 % longer on an H100) */
-            pass = stage_passes (sum + lofs[w], AUX (lofs[w]), stride, vnf, si, MODEL_PASS);
+            pass = stage_passes (sum + lofs[w], tilted + lofs[w], stride, vnf, si, MODEL_PASS);
 #endif
           else
             for (int t = sub; t < st.ntrees; t += G)
-              acc += (acc_t) tree_value (sum + lofs[w], AUX (lofs[w]), stride, vnf, st.first_tree + t, trees,
+              acc += (acc_t) tree_value (sum + lofs[w], tilted + lofs[w], stride, vnf, st.first_tree + t, trees,
                                          nodes, stumps, leaves, features, fofs, subsets);
         }
         part[lid] = acc;
@@ -425,10 +395,10 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
       continue;
     int si = VEC_STAGES;
 #ifdef FEATURE_HAAR
-    window_norm (sum + ofs, sum + ofs, sqsum + ofs, sqsum + ofs, stride, &vnf); /* the later stages' factor */
+    window_norm (sum + ofs, sqsum + ofs, stride, &vnf); /* the later stages' factor */
 #endif
 #else
-    if (!window_norm (sum + ofs, sum + ofs, sqsum + ofs, sqsum + ofs, stride, &vnf))
+    if (!window_norm (sum + ofs, sqsum + ofs, stride, &vnf))
       continue;
     if (!STAGE_PASSES (0, sum + ofs, tilted + ofs, stride, vnf)) {
       skip = 1;

@@ -7,12 +7,8 @@
  * acc_t, RECT_SUM and the stage_t / tree_t / node_t / stump_t / feature_t
  * types.
  *
- * sum, aux: the window's origin in the integral plane and in the tilted
- * plane; s: their row stride.  With SPLIT_COLUMNS (GPU schedule, models
- * without tilted features) the planes keep their even and odd columns apart
- * (see pyramid.cl), sum is the window's base for the points at an even
- * distance from its left edge, aux its base for the odd ones, and s the
- * split planes' row stride.  With USE_FOFS (CPU schedule) each feature's integral offsets come
+ * sum, tilted: the window's origin in the integral planes; s: their row
+ * stride.  With USE_FOFS (CPU schedule) each feature's integral offsets come
  * precomputed for that stride (fofs), as OpenCV's setOffsets does: Haar 3
  * rectangles x 4 corners (tilted ones in the tilted plane), LBP the 4x4 grid of
  * integral points; without it (GPU schedule, where loads cost more than
@@ -23,46 +19,41 @@
  */
 
 #ifdef FEATURE_HAAR
-/* p: the plane (sum or tilted); a: the odd-column base (SPLIT_COLUMNS) */
-inline int rect_sum (__global const uint *p, __global const uint *a, int s, int4 r, int t)
+inline int rect_sum (__global const uint *p, int s, int4 r, int t)
 {
   if (t)
     return RECT_SUM (p, r.x + s * r.y, r.x - r.w + s * (r.y + r.w), r.x + r.z + s * (r.y + r.z),
                      r.x + r.z - r.w + s * (r.y + r.z + r.w));
-  return (int) (PT (p, a, s, r.x, r.y) - PT (p, a, s, r.x + r.z, r.y) - PT (p, a, s, r.x, r.y + r.w) +
-                PT (p, a, s, r.x + r.z, r.y + r.w));
+  return RECT_SUM (p, r.x + s * r.y, r.x + r.z + s * r.y, r.x + s * (r.y + r.w), r.x + r.z + s * (r.y + r.w));
 }
 
-inline int node_left (__global const uint *sum, __global const uint *aux, int s, float vnf,
+inline int node_left (__global const uint *sum, __global const uint *tilted, int s, float vnf,
                       __global const feature_t *features, __global const int *fofs, int fi, float threshold,
                       __global const uint *subsets, int si)
 {
   const feature_t F = features[fi];
   const int t = F.w.w != 0.0f;
-  __global const uint *p = t ? aux : sum;
+  __global const uint *p = t ? tilted : sum;
 #ifdef USE_FOFS
   __global const int *o = fofs + fi * 12;
   float ret = F.w.x * (float) RECT_SUM (p, o[0], o[1], o[2], o[3]) + F.w.y * (float) RECT_SUM (p, o[4], o[5], o[6], o[7]);
   if (F.w.z != 0.0f)
     ret += F.w.z * (float) RECT_SUM (p, o[8], o[9], o[10], o[11]);
 #else
-  float ret = F.w.x * (float) rect_sum (p, aux, s, F.r[0], t) + F.w.y * (float) rect_sum (p, aux, s, F.r[1], t);
+  float ret = F.w.x * (float) rect_sum (p, s, F.r[0], t) + F.w.y * (float) rect_sum (p, s, F.r[1], t);
   if (F.w.z != 0.0f)
-    ret += F.w.z * (float) rect_sum (p, aux, s, F.r[2], t);
+    ret += F.w.z * (float) rect_sum (p, s, F.r[2], t);
 #endif
   return ret * vnf < threshold;
 }
 #else /* LBP */
-inline int node_left (__global const uint *sum, __global const uint *aux, int s, float vnf,
+inline int node_left (__global const uint *sum, __global const uint *tilted, int s, float vnf,
                       __global const feature_t *features, __global const int *fofs, int fi, float threshold,
                       __global const uint *subsets, int si)
 {
 #ifdef USE_FOFS
   __global const int *o = fofs + fi * 16;
 #define G(i, j) ((int) sum[o[(i) + 4 * (j)]])
-#elif defined(SPLIT_COLUMNS)
-  const int4 r = features[fi];
-#define G(i, j) ((int) PT (sum, aux, s, r.x + (i) * r.z, r.y + (j) * r.w))
 #else
   const int4 r = features[fi];
   __global const uint *p0 = sum + r.x + s * r.y, *p1 = p0 + s * r.w, *p2 = p1 + s * r.w, *p3 = p2 + s * r.w;
@@ -82,7 +73,7 @@ inline int node_left (__global const uint *sum, __global const uint *aux, int s,
 #endif
 
 /* The leaf tree `ti` gives a window. */
-inline float tree_value (__global const uint *sum, __global const uint *aux, int s, float vnf, int ti,
+inline float tree_value (__global const uint *sum, __global const uint *tilted, int s, float vnf, int ti,
                          __global const tree_t *trees, __global const node_t *nodes, __global const stump_t *stumps,
                          __global const float *leaves, __global const feature_t *features,
                          __global const int *fofs, __global const uint *subsets)
@@ -91,16 +82,16 @@ inline float tree_value (__global const uint *sum, __global const uint *aux, int
   const stump_t st = stumps[ti];
 #ifdef FEATURES_BY_TREE
   /* features[] in tree order: the feature's load does not wait for the stump's */
-  return node_left (sum, aux, s, vnf, features, fofs, ti, st.threshold, subsets, ti) ? st.left : st.right;
+  return node_left (sum, tilted, s, vnf, features, fofs, ti, st.threshold, subsets, ti) ? st.left : st.right;
 #else
-  return node_left (sum, aux, s, vnf, features, fofs, st.feature, st.threshold, subsets, ti) ? st.left : st.right;
+  return node_left (sum, tilted, s, vnf, features, fofs, st.feature, st.threshold, subsets, ti) ? st.left : st.right;
 #endif
 #else
   const tree_t tr = trees[ti];
   int idx = 0;
   do {
     const node_t n = nodes[tr.first_node + idx];
-    idx = node_left (sum, aux, s, vnf, features, fofs, n.feature, n.threshold, subsets, tr.first_node + idx)
+    idx = node_left (sum, tilted, s, vnf, features, fofs, n.feature, n.threshold, subsets, tr.first_node + idx)
               ? n.left
               : n.right;
   } while (idx > 0);
@@ -114,7 +105,7 @@ inline float tree_value (__global const uint *sum, __global const uint *aux, int
 /* One stage: the weak trees' leaves summed, in order, against the stage
  * threshold.  LIST_UNROLL (the GPU schedule's cascade_list) trees' values are
  * taken at a time, so that their loads can be in flight together. */
-inline int stage_passes (__global const uint *sum, __global const uint *aux, int s, float vnf, int si,
+inline int stage_passes (__global const uint *sum, __global const uint *tilted, int s, float vnf, int si,
                          __global const stage_t *stages, __global const tree_t *trees, __global const node_t *nodes,
                          __global const stump_t *stumps, __global const float *leaves,
                          __global const feature_t *features, __global const int *fofs, __global const uint *subsets)
@@ -127,7 +118,7 @@ inline int stage_passes (__global const uint *sum, __global const uint *aux, int
     float v[LIST_UNROLL];
 #pragma unroll
     for (int k = 0; k < LIST_UNROLL; k++)
-      v[k] = tree_value (sum, aux, s, vnf, st.first_tree + t + k, trees, nodes, stumps, leaves, features, fofs,
+      v[k] = tree_value (sum, tilted, s, vnf, st.first_tree + t + k, trees, nodes, stumps, leaves, features, fofs,
                          subsets);
 #pragma unroll
     for (int k = 0; k < LIST_UNROLL; k++)
@@ -135,7 +126,7 @@ inline int stage_passes (__global const uint *sum, __global const uint *aux, int
   }
 #endif
   for (; t < st.ntrees; t++)
-    acc += (acc_t) tree_value (sum, aux, s, vnf, st.first_tree + t, trees, nodes, stumps, leaves, features, fofs,
+    acc += (acc_t) tree_value (sum, tilted, s, vnf, st.first_tree + t, trees, nodes, stumps, leaves, features, fofs,
                                subsets);
   return !(acc < (acc_t) st.threshold);
 }

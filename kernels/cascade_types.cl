@@ -32,15 +32,6 @@ typedef float16 accv_t;
 
 #define RECT_SUM(p, a, b, c, d) ((int) ((p)[a] - (p)[b] - (p)[c] + (p)[d]))
 
-/* The integral point (dx, dy) of a window: with SPLIT_COLUMNS from its
- * even-column base p or its odd-column base a (row stride s of the split
- * planes), else at p + dx + dy * s. */
-#ifdef SPLIT_COLUMNS
-#define PT(p, a, s, dx, dy) (((dx) & 1 ? (a) : (p))[((dx) >> 1) + (dy) * (s)])
-#else
-#define PT(p, a, s, dx, dy) ((p)[(dx) + (dy) * (s)])
-#endif
-
 #ifdef FEATURE_HAAR
 /* window_norm (cascade.cl) for 16 windows at a window step of 1 or 2, lane
  * by lane the same arithmetic: the normalisation factors, and -1 where the

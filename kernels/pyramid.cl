@@ -18,18 +18,6 @@
 #endif
 #define LPAD(i) ((i) + ((i) >> 5))
 
-/* Where the integral point at atlas column X, row Y is.  With SPLIT_COLUMNS
- * (GPU schedule, models without tilted features) the even columns make one
- * plane and the odd ones another, odd_plane words further on, both with the
- * row stride `stride` (half the atlas width, rounded up): the windows of the
- * levels scanned at a step of 2 then read words side by side rather than
- * every other one, and those at a step of 1 read as many words as before. */
-#ifdef SPLIT_COLUMNS
-#define IPOS(X, Y) ((size_t) ((X) & 1) * odd_plane + (size_t) (Y) * stride + ((X) >> 1))
-#else
-#define IPOS(X, Y) ((size_t) (Y) * stride + (X))
-#endif
-
 /* Luma of one source pixel: grey planes as they are, 4-byte RGB formats with
  * OpenCV's fixed-point BT.601 weights (cvtColor RGB2GRAY). */
 inline uint src_luma (__global const uchar *src, int stride, int bpp, int4 rgb, int x, int y)
@@ -95,7 +83,7 @@ __kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
 pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
               __global const int8 *levels, __global const int *xtab, __global const int *ytab,
               __global const int *xfirst, __global const int *yfirst, __global const int *row_map,
-              __global uint *sum, __global uint *sqsum, int stride, uint odd_plane, __global uint *counters,
+              __global uint *sum, __global uint *sqsum, int stride, __global uint *counters,
               __global uint *hits)
 {
   __local uint ls[WG];
@@ -136,19 +124,20 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     cy1 = ye & 511;
     cy0 = 256u - cy1;
   }
-  const int row = L.s1 + y + 1;
+  const size_t base = (size_t) (L.s1 + y + 1) * stride + L.s0;
   if (live && y == 0) {
+    const size_t top = (size_t) L.s1 * stride + L.s0;
     for (int x = lane; x <= w; x += lanes) {
-      sum[IPOS (L.s0 + x, L.s1)] = 0;
+      sum[top + x] = 0;
 #ifdef HAVE_SQSUM
-      sqsum[IPOS (L.s0 + x, L.s1)] = 0;
+      sqsum[top + x] = 0;
 #endif
     }
   }
   if (live && lane == 0) {
-    sum[IPOS (L.s0, row)] = 0;
+    sum[base] = 0;
 #ifdef HAVE_SQSUM
-    sqsum[IPOS (L.s0, row)] = 0;
+    sqsum[base] = 0;
 #endif
   }
   __global const int *xt = xtab + xfirst[li];
@@ -199,9 +188,9 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       for (int k = 0; k < RK; k++) {
         const int x = x0 + k * lanes + lane;
         if (x < w) {
-          sum[IPOS (L.s0 + x + 1, row)] = lp[LPAD (run0 + k * lanes + lane)];
+          sum[base + x + 1] = lp[LPAD (run0 + k * lanes + lane)];
 #ifdef HAVE_SQSUM
-          sqsum[IPOS (L.s0 + x + 1, row)] = lpq[LPAD (run0 + k * lanes + lane)];
+          sqsum[base + x + 1] = lpq[LPAD (run0 + k * lanes + lane)];
 #endif
         }
       }
@@ -236,9 +225,9 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       for (int k = 0; k < RK; k++) {
         const int x = xb + k;
         if (x < w) {
-          sum[IPOS (L.s0 + x + 1, row)] = es + ts[k];
+          sum[base + x + 1] = es + ts[k];
 #ifdef HAVE_SQSUM
-          sqsum[IPOS (L.s0 + x + 1, row)] = eq + tq[k];
+          sqsum[base + x + 1] = eq + tq[k];
 #endif
         }
       }
@@ -301,15 +290,14 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
 }
 
 /* GPU schedule of the column pass: one work-group per block of 32 integral
- * columns of a level (colblock_map: level | block << 10, with SPLIT_COLUMNS
- * 32 columns of one parity: | odd << 30); 8 lanes of each column take 4 rows
- * each per step, a local scan joins them. */
+ * columns of a level (colblock_map: level | block << 10); 8 lanes of each
+ * column take 4 rows each per step, a local scan joins them. */
 #define CB 32
 #define CL 8
 #define CR 4
 __kernel __attribute__ ((reqd_work_group_size (CB * CL, 1, 1))) void
 integral_cols_blocked (__global const int8 *levels, __global const int *colblock_map, __global uint *sum,
-                       __global uint *sqsum, int stride, uint odd_plane)
+                       __global uint *sqsum, int stride)
 {
   __local uint ps[CL][CB];
   __local uint pq[CL][CB];
@@ -317,14 +305,9 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
   const int m = colblock_map[get_group_id (0)];
   const int8 L = levels[m & 1023];
   const int lx = lid % CB, lane = lid / CB;
-#ifdef SPLIT_COLUMNS
-  /* a block of 32 columns of one parity (bit 30), side by side in its plane */
-  const int par = (m >> 30) & 1;
-  const int x = ((L.s0 & 1) != par) + 2 * (((m >> 10) & 0xfffff) * CB + lx);
-#else
   const int x = (m >> 10) * CB + lx;
-#endif
   const int valid = x <= L.s2;
+  const size_t col = (size_t) L.s1 * stride + L.s0 + x;
   const int H = L.s3;
   uint carry_s = 0, carry_q = 0;
   for (int y0 = 1; y0 <= H; y0 += CL * CR) {
@@ -333,10 +316,10 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
     for (int k = 0; k < CR; k++) {
       const int y = y0 + lane * CR + k;
       const int in = valid && y <= H;
-      as += in ? sum[IPOS (L.s0 + x, L.s1 + y)] : 0u;
+      as += in ? sum[col + (size_t) y * stride] : 0u;
       ts[k] = as;
 #ifdef HAVE_SQSUM
-      aq += in ? sqsum[IPOS (L.s0 + x, L.s1 + y)] : 0u;
+      aq += in ? sqsum[col + (size_t) y * stride] : 0u;
       tq[k] = aq;
 #endif
     }
@@ -355,9 +338,9 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
     for (int k = 0; k < CR; k++) {
       const int y = y0 + lane * CR + k;
       if (valid && y <= H) {
-        sum[IPOS (L.s0 + x, L.s1 + y)] = carry_s + bs + ts[k];
+        sum[col + (size_t) y * stride] = carry_s + bs + ts[k];
 #ifdef HAVE_SQSUM
-        sqsum[IPOS (L.s0 + x, L.s1 + y)] = carry_q + bq + tq[k];
+        sqsum[col + (size_t) y * stride] = carry_q + bq + tq[k];
 #endif
       }
     }

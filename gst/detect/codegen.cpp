@@ -34,15 +34,7 @@ std::string ofs (int x, int y) {
 
 class Writer {
 public:
-  Writer (const CascadeModel &m, bool split) : m_ (m), split_ (split) {}
-
-  // The integral point (dx, dy) of the window in plane `p`: with split
-  // columns, points at an odd dx come from the odd-column base (aux).
-  std::string point (const char *p, int dx, int dy) const {
-    if (split_)
-      return std::string (dx & 1 ? "aux" : p) + "[" + ofs (dx >> 1, dy) + "]";
-    return std::string (p) + "[" + ofs (dx, dy) + "]";
-  }
+  explicit Writer (const CascadeModel &m) : m_ (m) {}
 
   // An expression that is true when node `ni` sends the window left.
   std::string node_left (int ni) {
@@ -51,7 +43,7 @@ public:
     if (m_.feature_type == CascadeModel::FeatureType::Lbp) {
       const CascadeModel::LbpFeature &f = m_.lbp_features[n.feature];
       // the 4x4 grid of integral points, g(i, j) at (x + i w, y + j h)
-      auto g = [&] (int i, int j) { return "(int) " + point ("sum", f.x + i * f.w, f.y + j * f.h); };
+      auto g = [&] (int i, int j) { return "(int) sum[" + ofs (f.x + i * f.w, f.y + j * f.h) + "]"; };
       auto block = [&] (int i, int j) {
         return "(" + g (i, j) + " - " + g (i + 1, j) + " - " + g (i, j + 1) + " + " + g (i + 1, j + 1) + ")";
       };
@@ -66,7 +58,7 @@ public:
       return o.str ();
     }
     const CascadeModel::HaarFeature &f = m_.haar_features[n.feature];
-    const char *plane = f.tilted ? "aux" : "sum";
+    const char *plane = f.tilted ? "tilted" : "sum";
     auto rect = [&] (const CascadeModel::HaarRect &r) {
       int c[4][2];
       if (f.tilted) {
@@ -77,8 +69,9 @@ public:
         const int t[4][2] = {{r.x, r.y}, {r.x + r.w, r.y}, {r.x, r.y + r.h}, {r.x + r.w, r.y + r.h}};
         std::copy (&t[0][0], &t[0][0] + 8, &c[0][0]);
       }
-      return "(float) (int) (" + point (plane, c[0][0], c[0][1]) + " - " + point (plane, c[1][0], c[1][1]) + " - " +
-             point (plane, c[2][0], c[2][1]) + " + " + point (plane, c[3][0], c[3][1]) + ")";
+      std::string p = plane;
+      return "(float) (int) (" + p + "[" + ofs (c[0][0], c[0][1]) + "] - " + p + "[" + ofs (c[1][0], c[1][1]) +
+             "] - " + p + "[" + ofs (c[2][0], c[2][1]) + "] + " + p + "[" + ofs (c[3][0], c[3][1]) + "])";
     };
     o << "(" << flit (f.rect[0].weight) << " * " << rect (f.rect[0]) << " + " << flit (f.rect[1].weight) << " * "
       << rect (f.rect[1]) << ")";
@@ -105,7 +98,6 @@ public:
 
 private:
   const CascadeModel &m_;
-  bool split_; // split columns (only for models without tilted features)
 };
 
 // The 4x4 grid of integral points of LBP feature `fi` as loads of 16
@@ -231,11 +223,11 @@ int stages_within_trees (const CascadeModel &m, int max_trees) {
   return stages;
 }
 
-GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first_stages, bool split_columns) {
+GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first_stages) {
   GeneratedStages g;
   g.stages = stages_within_trees (m, max_trees);
   const int first = first_stages < 0 ? g.stages : std::min (first_stages, g.stages);
-  Writer w (m, split_columns && !m.has_tilted);
+  Writer w (m);
   std::ostringstream o;
   o << "/* generated from " << m.path << ": stages 0.." << g.stages - 1 << " */\n";
   o << "#define GEN_STAGES " << g.stages << "\n#define SPEC_STAGES " << first << "\n";
@@ -253,15 +245,15 @@ GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first
   for (int si = 0; si < g.stages; si++) {
     const CascadeModel::Stage &st = m.stages[si];
     o << "inline int spec_stage_" << si
-      << " (__global const uint *sum, __global const uint *aux, int s, float vnf)\n{\n  acc_t acc = 0;\n";
+      << " (__global const uint *sum, __global const uint *tilted, int s, float vnf)\n{\n  acc_t acc = 0;\n";
     for (int t = 0; t < st.ntrees; t++)
       o << "  acc += " << w.tree (m.trees[st.first_tree + t]) << ";\n";
     o << "  return !(acc < (acc_t) " << flit (st.threshold) << ");\n}\n";
   }
-  o << "inline int spec_stage_passes (int si, __global const uint *sum, __global const uint *aux, int s, float "
+  o << "inline int spec_stage_passes (int si, __global const uint *sum, __global const uint *tilted, int s, float "
        "vnf)\n{\n  switch (si) {\n";
   for (int si = 0; si < g.stages; si++)
-    o << "  case " << si << ": return spec_stage_" << si << " (sum, aux, s, vnf);\n";
+    o << "  case " << si << ": return spec_stage_" << si << " (sum, tilted, s, vnf);\n";
   o << "  }\n  return 0;\n}\n";
   g.source = o.str ();
   return g;

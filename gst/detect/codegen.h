@@ -12,7 +12,7 @@
 namespace gpudetect {
 
 struct GeneratedStages {
-  std::string source; // defines GEN_STAGES, SPEC_STAGES and spec_stage_passes (si, sum, aux, s, vnf)
+  std::string source; // defines GEN_STAGES, SPEC_STAGES and spec_stage_passes (si, sum, tilted, s, vnf)
   int stages = 0;     // stages [0, stages) are generated (GEN_STAGES)
 };
 
@@ -23,12 +23,8 @@ int stages_within_trees (const CascadeModel &model, int max_trees);
 // Generates the first stages_within_trees (model, max_trees) stages, of which
 // the first `first_stages` (all where negative or more) are SPEC_STAGES.  The
 // arithmetic is OpenCV's, as in cascade_eval.cl: float feature values, acc_t
-// stage sums in tree order.  The code reads a window's points from `sum` (and
-// the tilted plane `aux`), or with split_columns (models without tilted
-// features) those at an odd distance from its left edge from the odd-column
-// base `aux` (see pyramid.cl).
-GeneratedStages generate_stages (const CascadeModel &model, int max_trees, int first_stages = -1,
-                                 bool split_columns = false);
+// stage sums in tree order.
+GeneratedStages generate_stages (const CascadeModel &model, int max_trees, int first_stages = -1);
 
 // The CPU schedule's vector stages: stages [0, max_stages) over 16 adjacent
 // windows at once (OpenCL vector types, so that a CPU device runs them as

@@ -78,7 +78,6 @@ struct Detector::Impl {
   bool rows_packed = true;  // pyramid_rows: narrow rows share work-groups (not for Haar when not staged)
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   bool features_by_tree = false; // stump models, GPU schedule: features[] in tree order (FEATURES_BY_TREE)
-  bool split_columns = false;    // GPU schedule, no tilted features: even and odd integral columns apart
   size_t list_groups = 0;   // persistent work-groups of cascade_list
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
   int seg_windows = 256;  // cascade_first: a work-group's segment is as many rows as hold this many windows
@@ -262,19 +261,7 @@ struct Detector::Impl {
     seg_windows = 256;
     if (const char *c = std::getenv ("GPUDETECT_SEG_WINDOWS"); c && std::atoi (c) > 0)
       seg_windows = std::atoi (c); // tuning knob: windows per work-group of cascade_first
-    // GPU schedule, LBP models: the integral planes keep even and odd columns
-    // apart (SPLIT_COLUMNS, see pyramid.cl), so that the windows of the levels
-    // scanned at a step of 2 read words side by side (H100, 1080p: LBP-improved
-    // `later` 0.328 to 0.310 ms, `first` the same with half its excess memory
-    // sectors; Haar models slower, `first` 0.234 to 0.296 ms for the default
-    // one, whose two bases per plane took it from 64 to 80 registers).
-    // GPUDETECT_SPLIT_COLUMNS=0|1: tuning knob (models without tilted features).
-    split_columns = gpu_schedule && !haar;
-    if (const char *c = std::getenv ("GPUDETECT_SPLIT_COLUMNS"))
-      split_columns = gpu_schedule && !model.has_tilted && std::atoi (c) != 0;
-    if (split_columns)
-      opts += " -D SPLIT_COLUMNS";
-    const GeneratedStages gen = generate_stages (model, spec_trees, first, split_columns);
+    const GeneratedStages gen = generate_stages (model, spec_trees, first);
     // CPUs, LBP stump models and Haar models without tilted features: the
     // first stages over 16 windows at once.  LBP: 3 stages; Haar: the stages
     // within the first 100 trees, e.g. 4 of haar-frontalface-default, 6 of
@@ -401,18 +388,8 @@ struct Detector::Impl {
         sh++;
       for (int y = 0; y < l.height; y += static_cast<int> (rows_wg) >> sh)
         rowgroups.push_back (lv | (y << 10) | (sh << 27));
-      if (split_columns) {
-        // integral_cols_blocked: 32 columns of one parity (side by side in
-        // their plane) per block; bit 30: odd
-        for (int par = 0; par < 2; par++) {
-          const int first = (l.x0 & 1) == par ? 0 : 1, n = first > l.width ? 0 : (l.width - first) / 2 + 1;
-          for (int b = 0; b * 32 < n; b++)
-            colblocks.push_back (lv | (b << 10) | (par << 30));
-        }
-      } else {
-        for (int b = 0; b * 32 <= l.width; b++)
-          colblocks.push_back (lv | (b << 10));
-      }
+      for (int b = 0; b * 32 <= l.width; b++)
+        colblocks.push_back (lv | (b << 10));
       // A segment is one row of windows, or as many rows as hold seg_windows.
       const int rows_per_seg = l.nx > 0 ? std::max (1, seg_windows / l.nx) : 1;
       for (int iy = 0; iy < l.ny; iy += rows_per_seg)
@@ -426,9 +403,7 @@ struct Detector::Impl {
     nwrows = static_cast<int> (wrows.size ());
     src_size = static_cast<size_t> (w) * h * bpp;
     if (cl::Error e = buffer (&src, src_size, CL_MEM_READ_ONLY)) return e;
-    // one plane, or two of half the stride with split columns
-    const size_t plane = static_cast<size_t> (std::max (g->rows, 1)) *
-                         (split_columns ? 2 * split_stride (*g) : std::max (g->stride, 1)) * sizeof (cl_uint);
+    const size_t plane = static_cast<size_t> (std::max (g->rows, 1)) * std::max (g->stride, 1) * sizeof (cl_uint);
     const bool haar = model.feature_type == CascadeModel::FeatureType::Haar;
     if (cl::Error e = upload_vec (&levels, lv)) return e;
     if (cl::Error e = upload_vec (&xtab, g->xtab)) return e;
@@ -455,13 +430,6 @@ struct Detector::Impl {
     frame_w = w, frame_h = h, frame_bpp = bpp;
     geom_dirty = false;
     return {};
-  }
-
-  // The row stride of the split planes (half the atlas', rounded up) and the
-  // distance from the even-column plane to the odd one.
-  static int split_stride (const PyramidGeometry &g) { return (std::max (g.stride, 1) + 1) / 2; }
-  static cl_uint odd_plane (const PyramidGeometry &g) {
-    return static_cast<cl_uint> (std::max (g.rows, 1)) * static_cast<cl_uint> (split_stride (g));
   }
 
   // Corner offsets of every feature for a row stride, as OpenCV's setOffsets:
@@ -550,15 +518,12 @@ struct Detector::Impl {
     const cl_int4 rgb = rgb_offsets (format);
     const cl::Mem &tilt = model.has_tilted ? tilted : sum;
     if (gpu_schedule) {
-      // split columns: the split planes' stride and where the odd plane starts
-      const cl_int gstride = split_columns ? split_stride (g) : stride;
-      const cl_uint odd = split_columns ? odd_plane (g) : 0;
       GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst, yfirst,
-                                      row_map, sum, sqsum, gstride, odd, counters, hits));
-      GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, sum, sqsum, gstride, odd));
-      GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, seg_map, sum, sqsum, tilt, gstride, odd, stages, nstages,
-                                      trees, nodes, stumps, leaves, features, fofs, subsets, list, counters));
-      GPUDETECT_CL_TRY (cl::set_args (k_list.get (), sum, sqsum, tilt, gstride, odd, stages, nstages, trees,
+                                      row_map, sum, sqsum, stride, counters, hits));
+      GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, sum, sqsum, stride));
+      GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, seg_map, sum, sqsum, tilt, stride, stages, nstages, trees,
+                                      nodes, stumps, leaves, features, fofs, subsets, list, counters));
+      GPUDETECT_CL_TRY (cl::set_args (k_list.get (), sum, sqsum, tilt, stride, stages, nstages, trees,
                                       nodes, stumps, leaves, features, fofs, subsets, list, counters, hits,
                                       static_cast<cl_uint> (cap)));
     } else {
