@@ -10,7 +10,9 @@
 # a C compiler, OpenCL headers, and CUDA's headers, driver and ncu
 # (CUDA=/usr/local/cuda).  KERNELS (default: pyramid_rows integral_cols_blocked
 # cascade_first cascade_list), FRAME (default: BUILD/bench-frames/1080p-crowd.pgm),
-# SECTIONS (ncu --section names; default: the full set).  Writes
+# SECTIONS (ncu --section names; default: the full set), METRICS (ncu --metrics
+# list, instead of the sections; e.g. breakdown:l1tex__throughput.avg.pct_of_peak_sustained_elapsed
+# for which stage of the L1 limits a kernel).  Writes
 # OUTDIR/ncu-MODEL-KERNEL.txt and OUTDIR/summary.txt: each replay's time (it starts from
 # buffers restored from host memory, so kernels that read what the one before
 # them wrote take longer than in the engine, where that data is still in L2).
@@ -25,7 +27,9 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cc -O2 -fPIC -shared -I"$CUDA/include" -o "$work/libclcapture.so" "$here/clcapture.c" -L"$CUDA/lib64" -ldl -lOpenCL
 c++ -O2 -std=c++17 -I"$CUDA/include" "$here/replay.cpp" -o "$work/replay" -L"$CUDA/lib64/stubs" -lcuda
 sections=()
-if [ -n "${SECTIONS:-}" ]; then for s in $SECTIONS; do sections+=(--section "$s"); done; else sections=(--set full); fi
+if [ -n "${METRICS:-}" ]; then sections=(--metrics "$METRICS")
+elif [ -n "${SECTIONS:-}" ]; then for s in $SECTIONS; do sections+=(--section "$s"); done
+else sections=(--set full); fi
 for m in "${models[@]}"; do
   for k in ${KERNELS:-pyramid_rows integral_cols_blocked cascade_first cascade_list}; do
     d="$work/$m-$k"
