@@ -40,38 +40,9 @@ inline int node_left (__global const uint *sum, __global const uint *tilted, int
   if (F.w.z != 0.0f)
     ret += F.w.z * (float) RECT_SUM (p, o[8], o[9], o[10], o[11]);
 #else
-  float ret;
-  if (t) {
-    ret = F.w.x * (float) rect_sum (p, s, F.r[0], t) + F.w.y * (float) rect_sum (p, s, F.r[1], t);
-    if (F.w.z != 0.0f)
-      ret += F.w.z * (float) rect_sum (p, s, F.r[2], t);
-  } else {
-    /* upright rectangles: a corner of rectangle 1 or 2 that is also one of an
-     * earlier rectangle is not read again (F.corners.x: 4 bits per corner,
-     * rectangle 1 in bits 0-15, 2 in bits 16-31; 0: read, 1-4: rectangle 0's
-     * corner 0-3, 5-8: rectangle 1's).  The code is the same in every lane
-     * (one tree at a time), so a corner that is not read saves its load. */
-    const uint sh = F.corners.x;
-    const int4 r0 = F.r[0], r1 = F.r[1];
-    const uint a0 = p[r0.x + s * r0.y], a1 = p[r0.x + r0.z + s * r0.y], a2 = p[r0.x + s * (r0.y + r0.w)],
-               a3 = p[r0.x + r0.z + s * (r0.y + r0.w)];
-#define CORNER(code, off) ((code) == 0 ? p[off] : (code) == 1 ? a0 : (code) == 2 ? a1 : (code) == 3 ? a2 : \
-                           (code) == 4 ? a3 : (code) == 5 ? b0 : (code) == 6 ? b1 : (code) == 7 ? b2 : b3)
-    uint b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-    b0 = CORNER (sh & 15, r1.x + s * r1.y);
-    b1 = CORNER ((sh >> 4) & 15, r1.x + r1.z + s * r1.y);
-    b2 = CORNER ((sh >> 8) & 15, r1.x + s * (r1.y + r1.w));
-    b3 = CORNER ((sh >> 12) & 15, r1.x + r1.z + s * (r1.y + r1.w));
-    ret = F.w.x * (float) (int) (a0 - a1 - a2 + a3) + F.w.y * (float) (int) (b0 - b1 - b2 + b3);
-    if (F.w.z != 0.0f) {
-      const int4 r2 = F.r[2];
-      const uint c0 = CORNER ((sh >> 16) & 15, r2.x + s * r2.y), c1 = CORNER ((sh >> 20) & 15, r2.x + r2.z + s * r2.y),
-                 c2 = CORNER ((sh >> 24) & 15, r2.x + s * (r2.y + r2.w)),
-                 c3 = CORNER ((sh >> 28) & 15, r2.x + r2.z + s * (r2.y + r2.w));
-      ret += F.w.z * (float) (int) (c0 - c1 - c2 + c3);
-    }
-#undef CORNER
-  }
+  float ret = F.w.x * (float) rect_sum (p, s, F.r[0], t) + F.w.y * (float) rect_sum (p, s, F.r[1], t);
+  if (F.w.z != 0.0f)
+    ret += F.w.z * (float) rect_sum (p, s, F.r[2], t);
 #endif
   return ret * vnf < threshold;
 }

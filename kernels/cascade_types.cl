@@ -82,9 +82,8 @@ typedef struct {
 
 #ifdef FEATURE_HAAR
 typedef struct {
-  int4 r[3];      /* x, y, w, h */
-  float4 w;       /* weights of the three rectangles; w.w = 1 for tilted */
-  uint4 corners;  /* x: which corners of rectangles 1 and 2 are earlier ones (see node_left) */
+  int4 r[3]; /* x, y, w, h */
+  float4 w;  /* weights of the three rectangles; w.w = 1 for tilted */
 } feature_t;
 #else
 typedef int4 feature_t; /* x, y, w, h of one LBP block */

@@ -4,7 +4,6 @@
 #include "kernels.h"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -34,38 +33,7 @@ struct DevStump {
 struct DevHaarFeature {
   cl_int r[3][4];
   cl_float w[4];
-  cl_uint corners[4]; // [0]: the corners of rectangles 1 and 2 that earlier ones share (corner_codes)
 };
-
-// For each corner of an upright Haar feature's rectangles 1 and 2 (4 bits
-// each, rectangle 1 in bits 0-15, 2 in bits 16-31; corners in RECT_SUM's
-// order): 0 where it must be read, 1-4 where it is rectangle 0's corner 0-3,
-// 5-8 where it is rectangle 1's, so that the GPU evaluation reads it once.
-cl_uint corner_codes (const CascadeModel::HaarFeature &h) {
-  if (h.tilted)
-    return 0;
-  auto corners = [] (const CascadeModel::HaarRect &r) {
-    return std::array<std::pair<int, int>, 4>{{{r.x, r.y}, {r.x + r.w, r.y}, {r.x, r.y + r.h}, {r.x + r.w, r.y + r.h}}};
-  };
-  const auto c0 = corners (h.rect[0]), c1 = corners (h.rect[1]), c2 = corners (h.rect[2]);
-  cl_uint code = 0;
-  for (int k = 0; k < 4; k++) {
-    for (int m = 0; m < 4; m++)
-      if (c1[k] == c0[m]) {
-        code |= static_cast<cl_uint> (1 + m) << (4 * k);
-        break;
-      }
-    cl_uint c = 0;
-    for (int m = 0; m < 4 && !c; m++)
-      if (c2[k] == c0[m])
-        c = 1 + m;
-    for (int m = 0; m < 4 && !c; m++)
-      if (c2[k] == c1[m])
-        c = 5 + m;
-    code |= c << (16 + 4 * k);
-  }
-  return code;
-}
 
 enum Cmd { kUpload, kRows, kCols, kTiltA, kTiltB, kFirst, kRest, kRead, kCmdCount };
 
@@ -377,7 +345,6 @@ struct Detector::Impl {
           d.w[i] = h.rect[i].weight;
         }
         d.w[3] = h.tilted ? 1.f : 0.f;
-        d.corners[0] = corner_codes (h);
         f.push_back (d);
       }
       return upload_vec (&features, f);
