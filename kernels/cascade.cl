@@ -230,101 +230,6 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 #ifndef LIST_CHUNK
 #define LIST_CHUNK 512 /* the host passes its own; 512 is its default too */
 #endif
-
-#ifdef LIST_TEXTURE
-/* cascade_list's evaluation with part of the integral points read through
- * the texture path (a copy of the sum plane as an image, written by the
- * column pass) and the rest as loads: TEX_MASK, bit k for LBP's point
- * i + 4 j, for Haar the rectangles' corners 0-3.  Upright features only. */
-#ifndef TEX_MASK
-#define TEX_MASK 0xf0f0
-#endif
-__constant sampler_t tex_smp = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
-#define TEXV(dx, dy) read_imageui (tex, tex_smp, wc + (int2) ((dx), (dy))).x
-#ifdef FEATURE_HAAR
-inline int tex_rect (__global const uint *p, int s, image2d_t tex, int2 wc, int4 r)
-{
-#define CRN(k, dx, dy) ((TEX_MASK >> (k)) & 1 ? TEXV (dx, dy) : p[(dx) + s * (dy)])
-  return (int) (CRN (0, r.x, r.y) - CRN (1, r.x + r.z, r.y) - CRN (2, r.x, r.y + r.w) + CRN (3, r.x + r.z, r.y + r.w));
-#undef CRN
-}
-inline int tex_node_left (__global const uint *p, int s, image2d_t tex, int2 wc, float vnf,
-                          __global const feature_t *features, int fi, float threshold, __global const uint *subsets,
-                          int si)
-{
-  const feature_t F = features[fi];
-  float ret = F.w.x * (float) tex_rect (p, s, tex, wc, F.r[0]) + F.w.y * (float) tex_rect (p, s, tex, wc, F.r[1]);
-  if (F.w.z != 0.0f)
-    ret += F.w.z * (float) tex_rect (p, s, tex, wc, F.r[2]);
-  return ret * vnf < threshold;
-}
-#else
-inline int tex_node_left (__global const uint *p, int s, image2d_t tex, int2 wc, float vnf,
-                          __global const feature_t *features, int fi, float threshold, __global const uint *subsets,
-                          int si)
-{
-  const int4 r = features[fi];
-#define G(i, j) ((int) ((TEX_MASK >> ((i) + 4 * (j))) & 1 ? TEXV (r.x + (i) * r.z, r.y + (j) * r.w)             \
-                                                           : p[r.x + (i) * r.z + s * (r.y + (j) * r.w)]))
-#define B(i, j) (G (i, j) - G ((i) + 1, j) - G (i, (j) + 1) + G ((i) + 1, (j) + 1))
-  const int c = B (1, 1);
-  const int code = (B (0, 0) >= c ? 128 : 0) | (B (1, 0) >= c ? 64 : 0) | (B (2, 0) >= c ? 32 : 0) |
-                   (B (2, 1) >= c ? 16 : 0) | (B (2, 2) >= c ? 8 : 0) | (B (1, 2) >= c ? 4 : 0) |
-                   (B (0, 2) >= c ? 2 : 0) | (B (0, 1) >= c ? 1 : 0);
-#undef B
-#undef G
-  return (subsets[si * 8 + (code >> 5)] >> (code & 31)) & 1;
-}
-#endif
-inline float tex_tree_value (__global const uint *p, int s, image2d_t tex, int2 wc, float vnf, int ti,
-                             __global const tree_t *trees, __global const node_t *nodes,
-                             __global const stump_t *stumps, __global const float *leaves,
-                             __global const feature_t *features, __global const uint *subsets)
-{
-#if MAX_NODES == 1
-  const stump_t st = stumps[ti];
-#ifdef FEATURES_BY_TREE
-  return tex_node_left (p, s, tex, wc, vnf, features, ti, st.threshold, subsets, ti) ? st.left : st.right;
-#else
-  return tex_node_left (p, s, tex, wc, vnf, features, st.feature, st.threshold, subsets, ti) ? st.left : st.right;
-#endif
-#else
-  const tree_t tr = trees[ti];
-  int idx = 0;
-  do {
-    const node_t n = nodes[tr.first_node + idx];
-    idx = tex_node_left (p, s, tex, wc, vnf, features, n.feature, n.threshold, subsets, tr.first_node + idx) ? n.left
-                                                                                                           : n.right;
-  } while (idx > 0);
-  return leaves[tr.first_leaf - idx];
-#endif
-}
-inline int tex_stage_passes (__global const uint *p, int s, image2d_t tex, int2 wc, float vnf, int si,
-                             __global const stage_t *stages, __global const tree_t *trees,
-                             __global const node_t *nodes, __global const stump_t *stumps,
-                             __global const float *leaves, __global const feature_t *features,
-                             __global const int *fofs, __global const uint *subsets)
-{
-  const stage_t st = stages[si];
-  acc_t acc = 0;
-  int t = 0;
-  for (; t + LIST_UNROLL <= st.ntrees; t += LIST_UNROLL) {
-    float v[LIST_UNROLL];
-#pragma unroll
-    for (int k = 0; k < LIST_UNROLL; k++)
-      v[k] = tex_tree_value (p, s, tex, wc, vnf, st.first_tree + t + k, trees, nodes, stumps, leaves, features,
-                             subsets);
-#pragma unroll
-    for (int k = 0; k < LIST_UNROLL; k++)
-      acc += (acc_t) v[k];
-  }
-  for (; t < st.ntrees; t++)
-    acc += (acc_t) tex_tree_value (p, s, tex, wc, vnf, st.first_tree + t, trees, nodes, stumps, leaves, features,
-                                   subsets);
-  return !(acc < (acc_t) st.threshold);
-}
-#undef TEXV
-#endif
 #define WGL 256
 #ifndef LIST_MAXG
 #define LIST_MAXG 256 /* 256 against 32: 2-6 % less time for Haar models on an H100 */
@@ -343,11 +248,7 @@ inline int tex_stage_passes (__global const uint *p, int s, image2d_t tex, int2 
 __kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
 cascade_list (__global const uint *sum, __global const uint *sqsum, __global const uint *tilted, int stride,
               MODEL_ARGS, __global const uint2 *list,
-              __global uint *counters, __global uint *hits, uint hit_capacity
-#ifdef LIST_TEXTURE
-              , __read_only image2d_t tex
-#endif
-              )
+              __global uint *counters, __global uint *hits, uint hit_capacity)
 {
   __local uint lofs[LIST_CHUNK];
 #ifdef FEATURE_HAAR
@@ -408,10 +309,7 @@ cascade_list (__global const uint *sum, __global const uint *sqsum, __global con
           const float vnf = 1.0f;
 #endif
           if (G == 1)
-#ifdef LIST_TEXTURE
-            pass = tex_stage_passes (sum + lofs[w], stride, tex,
-                                     (int2) (lofs[w] % (uint) stride, lofs[w] / (uint) stride), vnf, si, MODEL_PASS);
-#elif GEN_STAGES > SPEC_STAGES
+#if GEN_STAGES > SPEC_STAGES
             pass = STAGE_PASSES (si, sum + lofs[w], tilted + lofs[w], stride, vnf);
 #else
             /* no generated stage here: the kernel stays without their code

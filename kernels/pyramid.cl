@@ -297,11 +297,7 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
 #define CR 4
 __kernel __attribute__ ((reqd_work_group_size (CB * CL, 1, 1))) void
 integral_cols_blocked (__global const int8 *levels, __global const int *colblock_map, __global uint *sum,
-                       __global uint *sqsum, int stride
-#ifdef LIST_TEXTURE
-                       , __write_only image2d_t tex
-#endif
-                       )
+                       __global uint *sqsum, int stride)
 {
   __local uint ps[CL][CB];
   __local uint pq[CL][CB];
@@ -313,11 +309,6 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
   const int valid = x <= L.s2;
   const size_t col = (size_t) L.s1 * stride + L.s0 + x;
   const int H = L.s3;
-#ifdef LIST_TEXTURE
-  /* the sum plane's copy as an image, its zero top row too */
-  if (valid && lane == 0)
-    write_imageui (tex, (int2) (L.s0 + x, L.s1), (uint4) (0u));
-#endif
   uint carry_s = 0, carry_q = 0;
   for (int y0 = 1; y0 <= H; y0 += CL * CR) {
     uint ts[CR], tq[CR];
@@ -348,9 +339,6 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
       const int y = y0 + lane * CR + k;
       if (valid && y <= H) {
         sum[col + (size_t) y * stride] = carry_s + bs + ts[k];
-#ifdef LIST_TEXTURE
-        write_imageui (tex, (int2) (L.s0 + x, L.s1 + y), (uint4) (carry_s + bs + ts[k]));
-#endif
 #ifdef HAVE_SQSUM
         sqsum[col + (size_t) y * stride] = carry_q + bq + tq[k];
 #endif

@@ -79,7 +79,6 @@ struct Detector::Impl {
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   bool features_by_tree = false; // stump models, GPU schedule: features[] in tree order (FEATURES_BY_TREE)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
-  long list_texture = 0;    // GPUs, upright models: cascade_list reads these points through an image (TEX_MASK)
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
   int seg_windows = 256;  // cascade_first: a work-group's segment is as many rows as hold this many windows
 
@@ -91,7 +90,7 @@ struct Detector::Impl {
   int frame_w = 0, frame_h = 0, frame_bpp = 0;
   bool geom_dirty = true;
   cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, diag_map, colblock_map, seg_map, wrow_map;
-  cl::Mem sum, sqsum, tilted, list, counters, hits, fofs, tex;
+  cl::Mem sum, sqsum, tilted, list, counters, hits, fofs;
   int ndiag = 0, ncolblocks = 0, nsegs = 0, nwrows = 0, nrowgroups = 0;
   size_t src_size = 0;
   bool args_bound = false;           // kernel arguments set for this geometry and args_format
@@ -262,14 +261,6 @@ struct Detector::Impl {
     seg_windows = 256;
     if (const char *c = std::getenv ("GPUDETECT_SEG_WINDOWS"); c && std::atoi (c) > 0)
       seg_windows = std::atoi (c); // tuning knob: windows per work-group of cascade_first
-    // GPUDETECT_LIST_TEXTURE=MASK: cascade_list reads the integral points in
-    // MASK (LBP: bit i + 4 j; Haar: rectangle corners 0-3) through a copy of
-    // the sum plane as an image (tuning knob; GPUs, upright models).
-    list_texture = 0;
-    if (const char *c = std::getenv ("GPUDETECT_LIST_TEXTURE"); c && gpu_schedule && !model.has_tilted)
-      list_texture = std::strtol (c, nullptr, 0);
-    if (list_texture)
-      opts += " -D LIST_TEXTURE -D TEX_MASK=" + std::to_string (list_texture);
     const GeneratedStages gen = generate_stages (model, spec_trees, first);
     // CPUs, LBP stump models and Haar models without tilted features: the
     // first stages over 16 windows at once.  LBP: 3 stages; Haar: the stages
@@ -434,18 +425,6 @@ struct Detector::Impl {
     if (cl::Error e = buffer (&counters, 4 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
     if (cl::Error e = upload_vec (&fofs, feature_offsets (g->stride))) return e;
-    if (list_texture) {
-      const cl_image_format fmt = {CL_R, CL_UNSIGNED_INT32};
-      cl_image_desc desc{};
-      desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-      desc.image_width = static_cast<size_t> (std::max (g->stride, 1));
-      desc.image_height = static_cast<size_t> (std::max (g->rows, 1));
-      cl_int st = CL_SUCCESS;
-      tex.reset (clCreateImage (dev.context.get (), CL_MEM_READ_WRITE, &fmt, &desc, nullptr, &st));
-      if (st != CL_SUCCESS)
-        return {"cannot create a " + std::to_string (desc.image_width) + "x" + std::to_string (desc.image_height) +
-                " image on " + dev.info.name + ": " + cl::status_to_string (st)};
-    }
     geom = std::move (g);
     args_bound = false;
     frame_w = w, frame_h = h, frame_bpp = bpp;
@@ -542,15 +521,11 @@ struct Detector::Impl {
       GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst, yfirst,
                                       row_map, sum, sqsum, stride, counters, hits));
       GPUDETECT_CL_TRY (cl::set_args (k_cols.get (), levels, colblock_map, sum, sqsum, stride));
-      if (list_texture)
-        GPUDETECT_CL_TRY (cl::set_arg (k_cols.get (), 5, tex));
       GPUDETECT_CL_TRY (cl::set_args (k_first.get (), levels, seg_map, sum, sqsum, tilt, stride, stages, nstages, trees,
                                       nodes, stumps, leaves, features, fofs, subsets, list, counters));
       GPUDETECT_CL_TRY (cl::set_args (k_list.get (), sum, sqsum, tilt, stride, stages, nstages, trees,
                                       nodes, stumps, leaves, features, fofs, subsets, list, counters, hits,
                                       static_cast<cl_uint> (cap)));
-      if (list_texture)
-        GPUDETECT_CL_TRY (cl::set_arg (k_list.get (), 17, tex));
     } else {
       const cl_int nrows = g.total_rows, nb = ncolblocks, nw = nwrows;
       GPUDETECT_CL_TRY (cl::set_args (k_rows.get (), src, src_stride, src_bpp, rgb, levels, xtab, ytab, xfirst, yfirst,
