@@ -12,7 +12,8 @@
 # cascade_first cascade_list), FRAME (default: BUILD/bench-frames/1080p-crowd.pgm),
 # SECTIONS (ncu --section names; default: the full set), METRICS (ncu --metrics
 # list, instead of the sections; e.g. breakdown:l1tex__throughput.avg.pct_of_peak_sustained_elapsed
-# for which stage of the L1 limits a kernel).  Writes
+# for which stage of the L1 limits a kernel).  Models are found as gpudetect-bench
+# finds them (GPUDETECT_MODEL_PATH where opencv-data is not installed).  Writes
 # OUTDIR/ncu-MODEL-KERNEL.txt and OUTDIR/summary.txt: each replay's time (it starts from
 # buffers restored from host memory, so kernels that read what the one before
 # them wrote take longer than in the engine, where that data is still in L2).
