@@ -28,7 +28,6 @@ typedef struct {
   int n;
   size_t size[MAX_ARGS];
   unsigned char val[MAX_ARGS][16];
-  int set[MAX_ARGS];
 } kargs;
 static kargs ks[MAX_KERNELS];
 static int nks, launches;
@@ -54,7 +53,6 @@ cl_int clSetKernelArg (cl_kernel k, cl_uint i, size_t size, const void *v)
   if (a && i < MAX_ARGS && size <= 16 && v) {
     memcpy (a->val[i], v, size);
     a->size[i] = size;
-    a->set[i] = 1;
     if ((int) i + 1 > a->n)
       a->n = (int) i + 1;
   }
