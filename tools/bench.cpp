@@ -145,6 +145,16 @@ int main (int argc, char **argv) {
     return 2;
   }
   const double create_ms = ms_since (t_create);
+  // Latency and throughput are measured on a second detector configured as
+  // the element runs, without profiling: a profiling queue costs the host
+  // more per command on some drivers (NVIDIA's).
+  DetectorConfig plain_cfg = cfg;
+  plain_cfg.profile = false;
+  std::unique_ptr<Detector> plain = parity ? nullptr : Detector::create (plain_cfg, &err);
+  if (!parity && !plain) {
+    std::fprintf (stderr, "gpudetect: %s\n", err.c_str ());
+    return 2;
+  }
   std::printf ("device: %s\nmodel: %s (%s, %zu stages, window %dx%d)\nstart-up: %.1f ms (kernels %s)\n",
                det->device ().describe ().c_str (), det->model ().path.c_str (),
                det->model ().feature_type == CascadeModel::FeatureType::Haar ? "Haar" : "LBP",
@@ -194,7 +204,7 @@ int main (int argc, char **argv) {
                   det->device ().describe ().c_str (), det->model ().path.c_str ());
 
   err.clear ();
-  std::shared_ptr<cl::HostAllocator> host = det->host_allocator (&err);
+  std::shared_ptr<cl::HostAllocator> host = det->host_allocator (&err), plain_host = plain->host_allocator (&err);
   std::printf ("\n%-26s %9s %5s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s %7s %7s %7s %8s %4s %5s %9s %9s %9s\n",
                "frame", "size", "objs", "upload", "pyramid", "tilted", "integr", "first", "later", "readbk", "device",
                "e2e_med", "e2e_p95", "enqueue", "wait", "collect", "e2e_page", "lnch", "syncs", "pipelined",
@@ -211,51 +221,71 @@ int main (int argc, char **argv) {
     f.width = img.width;
     f.height = img.height;
     f.stride = img.width;
-    // The same frame in page-locked memory.
-    std::unique_ptr<cl::HostBlock> block;
-    if (!host) {
+    // The same frame in page-locked memory, one copy per detector (each
+    // context's own).
+    std::unique_ptr<cl::HostBlock> block, plain_block;
+    if (!host || !plain_host) {
       std::fprintf (stderr, "gpudetect: no page-locked memory: %s\n", err.c_str ());
       return 2;
     }
-    if (cl::Error e = host->alloc (img.pixels.size (), &block)) {
-      std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
-      return 2;
+    for (auto [a, b] : {std::pair (host.get (), &block), std::pair (plain_host.get (), &plain_block)}) {
+      if (cl::Error e = a->alloc (img.pixels.size (), b)) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
+        return 2;
+      }
+      std::memcpy ((*b)->data (), img.pixels.data (), img.pixels.size ());
     }
-    std::memcpy (block->data (), img.pixels.data (), img.pixels.size ());
-    Frame fp = f;
-    fp.data = static_cast<const uint8_t *> (block->data ());
+    Frame fd = f, fp = f;
+    fd.data = static_cast<const uint8_t *> (block->data ());
+    fp.data = static_cast<const uint8_t *> (plain_block->data ());
 
-    // Latency: one frame at a time, submit to grouped result; from ordinary
-    // memory, then from page-locked memory (the figures reported per stage).
+    // Device time per command, from page-locked memory, with profiling.
     FrameResult res;
+    std::vector<double> dev_total, up, pyr, tilt, integ, first, rest, rd;
+    int launches = 0;
+    for (int i = 0; i < warmup + frames; i++) {
+      if (std::string e = det->detect (fd, &res); !e.empty ()) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+        return 2;
+      }
+      if (i < warmup)
+        continue;
+      const StageTimes &t = res.times;
+      dev_total.push_back (t.total_device / 1000), up.push_back (t.upload / 1000), pyr.push_back (t.pyramid / 1000);
+      tilt.push_back (t.tilted / 1000), integ.push_back (t.integral / 1000), first.push_back (t.first / 1000);
+      rest.push_back (t.rest / 1000), rd.push_back (t.readback / 1000);
+      launches = t.launches;
+    }
+
+    // Latency without profiling: one frame at a time, submit to grouped
+    // result; from ordinary memory, then from page-locked memory.
     std::vector<double> e2e_pageable;
     for (int i = 0; i < warmup + frames; i++) {
       auto t0 = Clock::now ();
-      if (std::string e = det->detect (f, &res); !e.empty ()) {
+      if (std::string e = plain->detect (f, &res); !e.empty ()) {
         std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
         return 2;
       }
       if (i >= warmup)
         e2e_pageable.push_back (ms_since (t0));
     }
-    std::vector<double> e2e, dev_total, up, pyr, tilt, integ, first, rest, rd, collect_ms;
-    int launches = 0;
+    std::vector<double> e2e, collect_ms;
     uint64_t syncs0 = 0;
     Detector::HostTimes host0;
     for (int i = 0; i < warmup + frames; i++) {
       if (i == warmup) {
-        syncs0 = det->host_syncs ();
-        host0 = det->host_times ();
+        syncs0 = plain->host_syncs ();
+        host0 = plain->host_times ();
       }
       auto t0 = Clock::now ();
       int ticket = -1;
-      if (std::string e = det->submit (fp, &ticket); !e.empty ()) {
+      if (std::string e = plain->submit (fp, &ticket); !e.empty ()) {
         std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
         return 2;
       }
-      const double w0 = det->host_times ().wait_us;
+      const double w0 = plain->host_times ().wait_us;
       auto tc = Clock::now ();
-      if (std::string e = det->collect (ticket, &res); !e.empty ()) {
+      if (std::string e = plain->collect (ticket, &res); !e.empty ()) {
         std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
         return 2;
       }
@@ -264,15 +294,10 @@ int main (int argc, char **argv) {
         continue;
       e2e.push_back (ms);
       // collect() past the wait: reading the hits back out and grouping
-      collect_ms.push_back (ms_since (tc) - (det->host_times ().wait_us - w0) / 1000);
-      const StageTimes &t = res.times;
-      dev_total.push_back (t.total_device / 1000), up.push_back (t.upload / 1000), pyr.push_back (t.pyramid / 1000);
-      tilt.push_back (t.tilted / 1000), integ.push_back (t.integral / 1000), first.push_back (t.first / 1000);
-      rest.push_back (t.rest / 1000), rd.push_back (t.readback / 1000);
-      launches = t.launches;
+      collect_ms.push_back (ms_since (tc) - (plain->host_times ().wait_us - w0) / 1000);
     }
-    const double syncs = static_cast<double> (det->host_syncs () - syncs0) / frames;
-    const Detector::HostTimes host1 = det->host_times ();
+    const double syncs = static_cast<double> (plain->host_syncs () - syncs0) / frames;
+    const Detector::HostTimes host1 = plain->host_times ();
     const double enqueue_ms = (host1.enqueue_us - host0.enqueue_us) / 1000 / frames;
     const double wait_ms = (host1.wait_us - host0.wait_us) / 1000 / frames;
     if (dump) {
@@ -286,23 +311,23 @@ int main (int argc, char **argv) {
     }
 
     // Throughput: every slot in flight, as the element runs.
-    const int slots = det->slots ();
+    const int slots = plain->slots ();
     std::vector<int> tickets;
     auto tp0 = Clock::now ();
     for (int i = 0; i < frames; i++) {
       if (static_cast<int> (tickets.size ()) == slots) {
-        det->collect (tickets.front (), &res);
+        plain->collect (tickets.front (), &res);
         tickets.erase (tickets.begin ());
       }
       int t = -1;
-      if (std::string e = det->submit (fp, &t); !e.empty ()) {
+      if (std::string e = plain->submit (fp, &t); !e.empty ()) {
         std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
         return 2;
       }
       tickets.push_back (t);
     }
     for (int t : tickets)
-      det->collect (t, &res);
+      plain->collect (t, &res);
     const double pipelined = ms_since (tp0) / frames;
 
     double ocv_cpu = 0, ocv_umat = 0;
@@ -372,7 +397,7 @@ int main (int argc, char **argv) {
   std::printf ("\nms; stage columns: median device time of each command (OpenCL profiling events): first = stage 0 "
                "and the list of windows passing it (GPU schedule) or the whole cascade (CPU schedule), later = the later "
                "stages over that list;\ndevice: first command start to last end; e2e: submit to grouped result, one frame at a time, "
-               "the frame in page-locked memory (as the element's upload pool gives it); of that, on the host: enqueue (in "
+               "without profiling (as the element runs), the frame in page-locked memory (as the element's upload pool gives it); of that, on the host: enqueue (in "
                "submit), wait (blocked on the device), collect (reading the hits out, grouping; median);\ne2e_page: the "
                "same from ordinary memory (median); pipelined: per frame with %d frames in flight, page-locked frames; "
                "ocv_*: OpenCV CascadeClassifier median, same parameters.\n",

@@ -255,7 +255,8 @@ struct Detector::Impl {
     // GPUDETECT_UPLOAD_QUEUE=1: uploads on a second queue (tuning knob)
     if (const char *c = std::getenv ("GPUDETECT_UPLOAD_QUEUE"); c && std::atoi (c) != 0) {
       cl_int st = CL_SUCCESS;
-      upload_queue.reset (clCreateCommandQueue (dev.context.get (), dev.info.id, CL_QUEUE_PROFILING_ENABLE, &st));
+      upload_queue.reset (
+          clCreateCommandQueue (dev.context.get (), dev.info.id, cfg.profile ? CL_QUEUE_PROFILING_ENABLE : 0, &st));
       GPUDETECT_CL_TRY (st);
     }
     seg_windows = 256;
@@ -715,7 +716,7 @@ std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::s
     *kind = CreateError::Model;
     return nullptr;
   }
-  if (cl::Error e = cl::open_device (config.device, &impl->dev)) {
+  if (cl::Error e = cl::open_device (config.device, config.profile, &impl->dev)) {
     *error = e.message;
     *kind = CreateError::Device;
     return nullptr;

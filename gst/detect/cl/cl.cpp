@@ -166,14 +166,15 @@ Error choose_device (const std::string &selector, DeviceInfo *out) {
   return {"no OpenCL device matches '" + selector + "' (available: " + all + ")"};
 }
 
-Error open_device (const std::string &selector, Device *out) {
+Error open_device (const std::string &selector, bool profiling, Device *out) {
   if (Error e = choose_device (selector, &out->info))
     return e;
   cl_int st = CL_SUCCESS;
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties) out->info.platform, 0};
   out->context.reset (clCreateContext (props, 1, &out->info.id, nullptr, nullptr, &st));
   GPUDETECT_CL_TRY (st);
-  out->queue.reset (clCreateCommandQueue (out->context.get (), out->info.id, CL_QUEUE_PROFILING_ENABLE, &st));
+  out->queue.reset (
+      clCreateCommandQueue (out->context.get (), out->info.id, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &st));
   GPUDETECT_CL_TRY (st);
   return {};
 }

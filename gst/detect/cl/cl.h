@@ -92,7 +92,10 @@ std::vector<DeviceInfo> list_devices ();
 // a case-insensitive substring of "platform: device".
 Error choose_device (const std::string &selector, DeviceInfo *out);
 
-// A context and an in-order queue (profiling enabled) on one device.  (The
+// A context and an in-order queue on one device, with profiling where asked
+// for: on NVIDIA's driver a profiling queue costs the host more per command
+// (an H100's: 2 MB upload 3.3 -> 10 us, small read 2.4 -> 8.5 us to enqueue;
+// tools/profile/launchcost.c).  (The
 // detector can put uploads on a second queue, GPUDETECT_UPLOAD_QUEUE=1, so
 // they overlap the frame before; NVIDIA's driver resolves waits across
 // queues lazily, and even with a flush on the upload's completion a decoding
@@ -102,7 +105,7 @@ struct Device {
   Context context;
   Queue queue;
 };
-Error open_device (const std::string &selector, Device *out);
+Error open_device (const std::string &selector, bool profiling, Device *out);
 
 // Page-locked host memory: CL_MEM_ALLOC_HOST_PTR buffers, each mapped once
 // for its whole life.  The device reads such memory at full transfer speed,
