@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 
 namespace gpudetect {
 
@@ -14,50 +15,42 @@ bool similar (const Rect &a, const Rect &b, double eps) {
          std::abs (a.x + a.width - b.x - b.width) <= delta && std::abs (a.y + a.height - b.y - b.height) <= delta;
 }
 
-// Union-find partition numbering classes in the order OpenCV's partition() does.
+// The classes of OpenCV's partition() with similar(): the connected parts of
+// the "similar" relation, numbered in the order of their first rectangle.
+// similar() needs |a.x - b.x| <= delta <= eps * (a.width + a.height) / 2, so
+// with the rectangles in order of x each is compared only with those after
+// it within that distance, rather than with every other one (a frame's few
+// hundred raw windows lie in a few clusters).
 int partition (const std::vector<Rect> &v, double eps, std::vector<int> *labels) {
   const int n = static_cast<int> (v.size ());
-  std::vector<int> parent (n, -1), rank (n, 0);
+  std::vector<int> order (n), parent (n);
+  std::iota (order.begin (), order.end (), 0);
+  std::iota (parent.begin (), parent.end (), 0);
+  std::stable_sort (order.begin (), order.end (), [&] (int a, int b) { return v[a].x < v[b].x; });
   auto find = [&] (int i) {
-    while (parent[i] >= 0)
-      i = parent[i];
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
     return i;
   };
-  for (int i = 0; i < n; i++) {
-    int root = find (i);
-    for (int j = 0; j < n; j++) {
-      if (i == j || !similar (v[i], v[j], eps))
+  for (int a = 0; a < n; a++) {
+    const Rect &r = v[order[a]];
+    const double reach = eps * (r.width + r.height) * 0.5;
+    for (int b = a + 1; b < n && v[order[b]].x - r.x <= reach; b++) {
+      if (!similar (r, v[order[b]], eps))
         continue;
-      int root2 = find (j);
-      if (root2 != root) {
-        if (rank[root] > rank[root2])
-          parent[root2] = root;
-        else {
-          parent[root] = root2;
-          rank[root2] += rank[root] == rank[root2];
-          root = root2;
-        }
-        // path compression
-        for (int k = j; parent[k] >= 0;) {
-          int next = parent[k];
-          parent[k] = root;
-          k = next;
-        }
-        for (int k = i; parent[k] >= 0;) {
-          int next = parent[k];
-          parent[k] = root;
-          k = next;
-        }
-      }
+      const int ra = find (order[a]), rb = find (order[b]);
+      if (ra != rb)
+        parent[std::max (ra, rb)] = std::min (ra, rb);
     }
   }
   labels->assign (n, 0);
+  std::vector<int> cls (n, -1);
   int nclasses = 0;
   for (int i = 0; i < n; i++) {
     int root = find (i);
-    if (rank[root] >= 0)
-      rank[root] = ~nclasses++;
-    (*labels)[i] = ~rank[root];
+    if (cls[root] < 0)
+      cls[root] = nclasses++;
+    (*labels)[i] = cls[root];
   }
   return nclasses;
 }
