@@ -111,6 +111,16 @@ struct Pending {
   double threshold = 0;
 };
 
+// Adds the time from its construction to its destruction to a counter.
+struct ScopeTimer {
+  gint64 *total;
+  gint64 t0 = g_get_monotonic_time ();
+  explicit ScopeTimer (gint64 *t) : total (t) {}
+  ~ScopeTimer () { *total += g_get_monotonic_time () - t0; }
+  ScopeTimer (const ScopeTimer &) = delete;
+  ScopeTimer &operator= (const ScopeTimer &) = delete;
+};
+
 } // namespace
 
 struct GstGpuDetectPrivate {
@@ -128,6 +138,8 @@ struct GstGpuDetectPrivate {
   std::string device_name;
   GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
   guint64 host_memory_frames = 0;         // detected frames that arrived in it
+  gint64 element_us = 0;                  // streaming thread's time in submit and output, all told
+  guint64 element_frames = 0;             // buffers that went through submit
 
   // QoS
   std::mutex qos_lock;
@@ -402,6 +414,12 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " detected frames arrived in page-locked memory",
                      self->priv->host_memory_frames, t.frames);
   }
+  if (self->priv->element_frames > 0)
+    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " buffers; per buffer %.1f us in the element (submit and output, "
+                     "all told)", self->priv->element_frames,
+                     static_cast<double> (self->priv->element_us) / self->priv->element_frames);
+  self->priv->element_us = 0;
+  self->priv->element_frames = 0;
   gst_clear_object (&self->priv->host_allocator);
   self->priv->detector.reset ();
   self->priv->have_info = false;
@@ -461,6 +479,8 @@ static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans
 {
   GstGpuDetect *self = GST_GPU_DETECT (trans);
   GstGpuDetectPrivate *priv = self->priv;
+  ScopeTimer timer (&priv->element_us);
+  priv->element_frames++;
   if (!priv->have_info || !priv->detector) {
     gst_buffer_unref (buf);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")), ("no caps before the first buffer"));
@@ -551,6 +571,7 @@ static GstFlowReturn gst_gpu_detect_generate_output (GstBaseTransform *trans, Gs
 {
   GstGpuDetect *self = GST_GPU_DETECT (trans);
   GstGpuDetectPrivate *priv = self->priv;
+  ScopeTimer timer (&priv->element_us);
   *outbuf = nullptr;
   if (priv->fifo.empty ())
     return GST_FLOW_OK;
