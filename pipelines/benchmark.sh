@@ -12,11 +12,18 @@
 # is real work; SIZE=640x480 makes a VGA one instead.  Besides the ratio of
 # the medians, each turn's run with gpudetect is divided by that turn's
 # decode-only run, and the median of those ratios is printed: the host's speed
-# drifts between turns more than within one.
+# drifts between turns more than within one.  Each run also gives the CPU time
+# per frame of its streaming thread (which decodes and runs gpudetect), which
+# the host's other load and stolen time do not lengthen: decode only's share
+# of it is what the decoding thread keeps for decoding.
 #   pipelines/benchmark.sh [CASCADE-FILE-OR-NAME...]     (default: lbp-frontalface-improved)
 # Env: SIZE (1920x1080), REPEAT (5), FRAMES (the clip's first FRAMES frames only: shorter runs, more
 # turns in the same time), DEVICE (gpudetect's device property), PROPS (more gpudetect properties,
-# e.g. PROPS="max-in-flight=4"), BUILD (build).
+# e.g. PROPS="max-in-flight=4"), BUILD (build), PIN (a CPU list, e.g. 2-5: every run is bound to those
+# CPUs with taskset, so that the pipelines compared run on the same cores), PAIR (two CPU lists, e.g.
+# "2-5 6-9": instead of taking turns, each run with gpudetect goes at the same time as a decode-only run,
+# each bound to one of the two lists, which swap every turn; the ratio of each pair is measured under the
+# same load on the host, whose speed drifts between runs).
 # Run pipelines/demo.sh once first (it fetches the source clip).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,16 +46,25 @@ fi
 params="min-size-width=24 min-size-height=24"
 dev="${DEVICE:+device=$DEVICE} ${PROPS:-}"
 
-# One run's fps of: filesrc ! avidemux ! jpegdec ! $1 fakesink
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# One run's fps of: filesrc ! avidemux ! jpegdec ! $1 fakesink; the CPU time
+# per frame of its streaming thread (decoding and gpudetect) goes to the
+# list named $2.
 fps_once () {
+  local out
   # shellcheck disable=SC2086
-  "$launch" --fps filesrc location="$clip" ! avidemux ! jpegdec ! $1 fakesink name=sink sync=false |
-    awk '/fps/ { print $3 }'
+  out=$(${PIN:+taskset -c "$PIN"} "$launch" --fps filesrc location="$clip" ! avidemux ! jpegdec ! $1 fakesink name=sink sync=false | grep fps)
+  echo "$out" | awk '{ print $3 }'
+  echo "$out" | awk '{ for (i = 1; i + 3 <= NF; i++) if ($(i + 1) == "ms" && $(i + 3) == "CPU") print $i }' >> "$tmp/cpu-$2"
 }
+cpu_list () { tr '\n' ' ' < "$tmp/cpu-$1"; }
+cpu_median () { sort -g "$tmp/cpu-$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 median () { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # Median over the turns of (fps with the element) / (decode-only fps of the same turn), in %.
 turn_ratio () {
-  local -a a=($1) b=($2) r=()
+  local -a a b r=()
+  read -ra a <<< "$1"
+  read -ra b <<< "$2"
   local i
   for i in "${!a[@]}"; do
     r+=("$(awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN { printf "%.1f", 100 * x / y }')")
@@ -60,29 +76,60 @@ ratio () { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(lbp-frontalface-improved)
 frames=$(gst-launch-1.0 filesrc location="$clip" ! avidemux ! fakesink silent=false -v 2>/dev/null | grep -c chain || true)
-echo "clip: $clip ($size MJPEG, $frames frames); median of $repeat runs, the pipelines taking turns"
+if [ -n "${PAIR:-}" ]; then
+  read -r cpus_a cpus_b <<< "$PAIR"
+  echo "clip: $clip ($size MJPEG, $frames frames); $repeat pairs per model, each run with gpudetect at the same time as a decode-only one, on CPUs $cpus_a and $cpus_b (swapped every turn)"
+  declare -A runs
+  for t in $(seq "$repeat"); do
+    for m in "${models[@]}"; do
+      on_base=$cpus_a on_g=$cpus_b
+      [ $((t % 2)) = 1 ] || { on_base=$cpus_b on_g=$cpus_a; }
+      PIN=$on_base fps_once "" "b-$m" > "$tmp/base" &
+      PIN=$on_g fps_once "gpudetect model=$m $dev $params !" "g-$m" > "$tmp/g"
+      wait
+      runs[b-$m]+=" $(cat "$tmp/base")"
+      runs[g-$m]+=" $(cat "$tmp/g")"
+    done
+  done
+  for m in "${models[@]}"; do
+    # shellcheck disable=SC2086
+    printf '%-58s %8s fps  (runs:%s; streaming thread %s ms CPU per frame, runs: %s)\n' \
+      "decode only, beside gpudetect model=$m" "$(median ${runs[b-$m]})" "${runs[b-$m]}" \
+      "$(cpu_median "b-$m")" "$(cpu_list "b-$m")"
+    # shellcheck disable=SC2086
+    printf '%-58s %8s fps  (median of the pairs'"'"' ratios %s %% of decode only; runs:%s; streaming thread %s ms CPU per frame, median of the pairs'"'"' ratios of decode only'"'"'s to it %s %%; runs: %s)\n' \
+      "gpudetect model=$m $dev" "$(median ${runs[g-$m]})" "$(turn_ratio "${runs[g-$m]}" "${runs[b-$m]}")" "${runs[g-$m]}" \
+      "$(cpu_median "g-$m")" "$(turn_ratio "$(cpu_list "b-$m")" "$(cpu_list "g-$m")")" "$(cpu_list "g-$m")"
+  done
+  exit 0
+fi
+echo "clip: $clip ($size MJPEG, $frames frames); median of $repeat runs, the pipelines taking turns${PIN:+, on CPUs $PIN}"
 have_facedetect=0
 gst-inspect-1.0 facedetect >/dev/null 2>&1 && have_facedetect=1
 declare -A runs
 for _ in $(seq "$repeat"); do
-  runs[base]+=" $(fps_once "")"
+  runs[base]+=" $(fps_once "" base)"
   for m in "${models[@]}"; do
-    runs[g-$m]+=" $(fps_once "gpudetect model=$m $dev $params !")"
+    runs[g-$m]+=" $(fps_once "gpudetect model=$m $dev $params !" "g-$m")"
     if [ $have_facedetect = 1 ]; then
       path=$m
       [ -f "$path" ] || path=$(find /usr/share/opencv4 -name "$(echo "$m" | sed -E 's/^(haar|lbp)-/\1cascade_/; s/-/_/g').xml" | head -1)
-      runs[f-$m]+=" $(fps_once "videoconvert ! facedetect profile=$path scale-factor=1.1 min-neighbors=3 flags=0 $params display=false !" 2>/dev/null)"
+      runs[f-$m]+=" $(fps_once "videoconvert ! facedetect profile=$path scale-factor=1.1 min-neighbors=3 flags=0 $params display=false !" "f-$m" 2>/dev/null)"
     fi
   done
 done
 # shellcheck disable=SC2086
 base=$(median ${runs[base]})
-printf '%-58s %8s fps  (runs:%s)\n' "decode only" "$base" "${runs[base]}"
+base_cpu=$(cpu_median base)
+printf '%-58s %8s fps  (runs:%s; streaming thread %s ms CPU per frame, runs: %s)\n' "decode only" "$base" "${runs[base]}" \
+  "$base_cpu" "$(cpu_list base)"
 for m in "${models[@]}"; do
   # shellcheck disable=SC2086
   g=$(median ${runs[g-$m]})
-  printf '%-58s %8s fps  (%s %% of decode only; median of the turns'"'"' ratios %s %%; runs:%s)\n' "gpudetect model=$m $dev" \
-    "$g" "$(ratio "$g" "$base")" "$(turn_ratio "${runs[g-$m]}" "${runs[base]}")" "${runs[g-$m]}"
+  g_cpu=$(cpu_median "g-$m")
+  printf '%-58s %8s fps  (%s %% of decode only; median of the turns'"'"' ratios %s %%; runs:%s; streaming thread %s ms CPU per frame, decode only'"'"'s %s %% of it, median of the turns'"'"' ratios %s %%; runs: %s)\n' \
+    "gpudetect model=$m $dev" "$g" "$(ratio "$g" "$base")" "$(turn_ratio "${runs[g-$m]}" "${runs[base]}")" "${runs[g-$m]}" \
+    "$g_cpu" "$(ratio "$base_cpu" "$g_cpu")" "$(turn_ratio "$(cpu_list base)" "$(cpu_list "g-$m")")" "$(cpu_list "g-$m")"
   if [ $have_facedetect = 1 ]; then
     # shellcheck disable=SC2086
     f=$(median ${runs[f-$m]})
