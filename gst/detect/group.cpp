@@ -35,12 +35,14 @@ int partition (const std::vector<Rect> &v, double eps, std::vector<int> *labels)
   for (int a = 0; a < n; a++) {
     const Rect &r = v[order[a]];
     const double reach = eps * (r.width + r.height) * 0.5;
+    int ra = find (order[a]);
     for (int b = a + 1; b < n && v[order[b]].x - r.x <= reach; b++) {
-      if (!similar (r, v[order[b]], eps))
+      // within one class already (a face's windows mostly are): nothing to test
+      const int rb = find (order[b]);
+      if (rb == ra || !similar (r, v[order[b]], eps))
         continue;
-      const int ra = find (order[a]), rb = find (order[b]);
-      if (ra != rb)
-        parent[std::max (ra, rb)] = std::min (ra, rb);
+      parent[std::max (ra, rb)] = std::min (ra, rb);
+      ra = std::min (ra, rb);
     }
   }
   labels->assign (n, 0);
