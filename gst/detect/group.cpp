@@ -18,42 +18,58 @@ bool similar (const Rect &a, const Rect &b, double eps) {
 // The classes of OpenCV's partition() with similar(): the connected parts of
 // the "similar" relation, numbered in the order of their first rectangle.
 // similar() needs |a.x - b.x| <= delta <= eps * (a.width + a.height) / 2, so
-// with the rectangles in order of x each is compared only with those after
-// it within that distance, rather than with every other one (a frame's few
-// hundred raw windows lie in a few clusters).
+// with the rectangles in order of x the neighbours of one lie within that
+// distance of it.  Each class is gathered from a seed, breadth first, among
+// the rectangles not yet in a class: those join as they are found and are
+// not tested again, so a dense cluster (a face's few hundred raw windows are
+// all similar to each other) costs about one test per rectangle rather than
+// one per pair.
 int partition (const std::vector<Rect> &v, double eps, std::vector<int> *labels) {
   const int n = static_cast<int> (v.size ());
-  std::vector<int> order (n), parent (n);
+  std::vector<int> order (n);
   std::iota (order.begin (), order.end (), 0);
-  std::iota (parent.begin (), parent.end (), 0);
   std::stable_sort (order.begin (), order.end (), [&] (int a, int b) { return v[a].x < v[b].x; });
-  auto find = [&] (int i) {
-    while (parent[i] != i)
-      i = parent[i] = parent[parent[i]];
-    return i;
+  std::vector<int> xs (n);
+  for (int k = 0; k < n; k++)
+    xs[k] = v[order[k]].x;
+  // next_free[k]: a position at or after k whose rectangle may still be
+  // unclassed (n past the end); followed with path halving
+  std::vector<int> next_free (n + 1);
+  std::iota (next_free.begin (), next_free.end (), 0);
+  auto free_from = [&] (int k) {
+    while (next_free[k] != k)
+      k = next_free[k] = next_free[next_free[k]];
+    return k;
   };
-  for (int a = 0; a < n; a++) {
-    const Rect &r = v[order[a]];
-    const double reach = eps * (r.width + r.height) * 0.5;
-    int ra = find (order[a]);
-    for (int b = a + 1; b < n && v[order[b]].x - r.x <= reach; b++) {
-      // within one class already (a face's windows mostly are): nothing to test
-      const int rb = find (order[b]);
-      if (rb == ra || !similar (r, v[order[b]], eps))
-        continue;
-      parent[std::max (ra, rb)] = std::min (ra, rb);
-      ra = std::min (ra, rb);
+  std::vector<int> pos (n), cls (n, -1), queue;
+  for (int k = 0; k < n; k++)
+    pos[order[k]] = k;
+  int nclasses = 0;
+  for (int seed = 0; seed < n; seed++) {
+    if (cls[seed] >= 0)
+      continue;
+    const int c = nclasses++;
+    cls[seed] = c;
+    next_free[pos[seed]] = pos[seed] + 1;
+    queue.assign (1, seed);
+    while (!queue.empty ()) {
+      const int u = queue.back ();
+      queue.pop_back ();
+      const Rect &r = v[u];
+      const double reach = eps * (r.width + r.height) * 0.5;
+      const int x0 = r.x - static_cast<int> (reach); // the least integer x within reach
+      int k = static_cast<int> (std::lower_bound (xs.begin (), xs.end (), x0) - xs.begin ());
+      for (k = free_from (k); k < n && xs[k] - r.x <= reach; k = free_from (k + 1)) {
+        const int w = order[k];
+        if (!similar (r, v[w], eps))
+          continue;
+        cls[w] = c;
+        next_free[k] = k + 1;
+        queue.push_back (w);
+      }
     }
   }
-  labels->assign (n, 0);
-  std::vector<int> cls (n, -1);
-  int nclasses = 0;
-  for (int i = 0; i < n; i++) {
-    int root = find (i);
-    if (cls[root] < 0)
-      cls[root] = nclasses++;
-    (*labels)[i] = cls[root];
-  }
+  *labels = std::move (cls);
   return nclasses;
 }
 

@@ -33,10 +33,12 @@ enum {
   F_PROFILING_INFO, F_SET_ARG, F_CALLBACK, F_MAP, F_UNMAP, F_RETAIN_QUEUE, F_RELEASE_QUEUE, F_COUNT
 };
 static stat stats[F_COUNT] = {
-    {.name = "clEnqueueNDRangeKernel"}, {.name = "clEnqueueWriteBuffer"}, {.name = "clEnqueueWriteBufferRect"}, {.name = "clEnqueueReadBuffer"},
-    {.name = "clEnqueueMarkerWithWaitList"}, {.name = "clFlush"}, {.name = "clFinish"}, {.name = "clWaitForEvents"}, {.name = "clReleaseEvent"},
-    {.name = "clGetEventInfo"}, {.name = "clGetEventProfilingInfo"}, {.name = "clSetKernelArg"}, {.name = "clSetEventCallback"},
-    {.name = "clEnqueueMapBuffer"}, {.name = "clEnqueueUnmapMemObject"}, {.name = "clRetainCommandQueue"}, {.name = "clReleaseCommandQueue"}};
+    {.name = "clEnqueueNDRangeKernel"},  {.name = "clEnqueueWriteBuffer"},    {.name = "clEnqueueWriteBufferRect"},
+    {.name = "clEnqueueReadBuffer"},     {.name = "clEnqueueMarkerWithWaitList"}, {.name = "clFlush"},
+    {.name = "clFinish"},                {.name = "clWaitForEvents"},         {.name = "clReleaseEvent"},
+    {.name = "clGetEventInfo"},          {.name = "clGetEventProfilingInfo"}, {.name = "clSetKernelArg"},
+    {.name = "clSetEventCallback"},      {.name = "clEnqueueMapBuffer"},      {.name = "clEnqueueUnmapMemObject"},
+    {.name = "clRetainCommandQueue"},    {.name = "clReleaseCommandQueue"}};
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long keep_n;
 
