@@ -47,7 +47,19 @@ struct Slot {
   uint32_t *result_ptr = nullptr;
   std::array<cl::Event, kCmdCount> events;
   bool busy = false;
+  mutable bool seen_done = false; // its readback was seen complete (no need to ask the driver again)
   std::shared_ptr<const PyramidGeometry> geom;
+
+  // Whether the frame's device work is done (or failed), asking the driver
+  // only until it has said so once.
+  bool done () const {
+    if (seen_done || !events[kRead])
+      return true;
+    cl_int st = CL_QUEUED;
+    clGetEventInfo (events[kRead].get (), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+    seen_done = st <= CL_COMPLETE;
+    return seen_done;
+  }
 };
 
 int bytes_per_pixel (PixelFormat f) { return f == PixelFormat::Gray8 ? 1 : 4; }
@@ -102,7 +114,12 @@ struct Detector::Impl {
   std::shared_ptr<cl::HostAllocator> host_alloc; // page-locked frame memory, made on first use
   // Uploads on a queue of their own, so that a frame's upload runs while the
   // frame before it is computed; each slot then has its own device frame.
+  // upload_mode: 0 never, 1 every frame, 2 (GPU schedule) when a frame
+  // before is still on the device at submit (a driver that resolves waits
+  // across queues lazily needs a flush when the upload is done, which costs
+  // the host ~25 us a frame: worth it only when there is compute to overlap).
   cl::Queue upload_queue;
+  int upload_mode = 0;
 
   ~Impl () {
     if (upload_queue)
@@ -252,8 +269,12 @@ struct Detector::Impl {
     }
     if (const char *c = std::getenv ("GPUDETECT_SPEC_TREES"); c && std::atoi (c) >= 0)
       spec_trees = std::atoi (c);
-    // GPUDETECT_UPLOAD_QUEUE=1: uploads on a second queue (tuning knob)
-    if (const char *c = std::getenv ("GPUDETECT_UPLOAD_QUEUE"); c && std::atoi (c) != 0) {
+    // GPUDETECT_UPLOAD_QUEUE=0|1|2: uploads on a second queue never, always,
+    // or when the device is busy (tuning knob; 2 on the GPU schedule)
+    upload_mode = gpu_schedule ? 2 : 0;
+    if (const char *c = std::getenv ("GPUDETECT_UPLOAD_QUEUE"))
+      upload_mode = std::clamp (std::atoi (c), 0, 2);
+    if (upload_mode != 0) {
       cl_int st = CL_SUCCESS;
       upload_queue.reset (
           clCreateCommandQueue (dev.context.get (), dev.info.id, cfg.profile ? CL_QUEUE_PROFILING_ENABLE : 0, &st));
@@ -544,13 +565,24 @@ struct Detector::Impl {
     return {};
   }
 
+  // Whether another slot's frame is still on the device.
+  bool device_busy (const Slot &s) const {
+    for (const Slot &t : slots)
+      if (&t != &s && t.busy && !t.done ())
+        return true;
+    return false;
+  }
+
   cl::Error enqueue (const Frame &f, Slot &s) {
     const PyramidGeometry &g = *geom;
     const size_t row = static_cast<size_t> (f.width) * bytes_per_pixel (f.format);
     for (cl::Event &e : s.events)
       e.reset ();
-    cl_event *up = cfg.profile || upload_queue ? s.events[kUpload].out () : nullptr;
-    cl_command_queue uq = upload_queue ? upload_queue.get () : dev.queue.get ();
+    s.seen_done = false;
+    // the upload on the second queue, overlapping the frame before
+    const bool overlap = upload_queue && (upload_mode == 1 || device_busy (s));
+    cl_event *up = cfg.profile || overlap ? s.events[kUpload].out () : nullptr;
+    cl_command_queue uq = overlap ? upload_queue.get () : dev.queue.get ();
     const cl::Mem &dsrc = upload_queue ? s.src : src;
     if (upload_queue)
       GPUDETECT_CL_TRY (cl::set_arg (k_rows.get (), 0, dsrc));
@@ -571,8 +603,8 @@ struct Detector::Impl {
           std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
       GPUDETECT_CL_TRY (clEnqueueWriteBuffer (uq, dsrc.get (), CL_FALSE, 0, src_size, s.staging_ptr, 0, nullptr, up));
     }
-    const cl_event uploaded = upload_queue ? s.events[kUpload].get () : nullptr;
-    if (upload_queue)
+    const cl_event uploaded = overlap ? s.events[kUpload].get () : nullptr;
+    if (overlap)
       GPUDETECT_CL_TRY (clFlush (uq));
     const int nlevels = static_cast<int> (g.levels.size ());
     if (nlevels > 0) {
@@ -768,11 +800,7 @@ std::string Detector::submit (const Frame &f, int *ticket) {
 
 bool Detector::ready (int ticket) const {
   const Slot &s = impl_->slots.at (ticket);
-  if (!s.busy || !s.events[kRead])
-    return true;
-  cl_int st = CL_QUEUED;
-  clGetEventInfo (s.events[kRead].get (), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-  return st == CL_COMPLETE || st < 0;
+  return !s.busy || s.done ();
 }
 
 std::string Detector::collect (int ticket, FrameResult *out) {

@@ -94,12 +94,11 @@ Error choose_device (const std::string &selector, DeviceInfo *out);
 
 // A context and an in-order queue on one device, with profiling where asked
 // for: on NVIDIA's driver a profiling queue costs the host more per command
-// (an H100's: 2 MB upload 3.3 -> 10 us, small read 2.4 -> 8.5 us to enqueue;
-// tools/profile/launchcost.c).  (The
-// detector can put uploads on a second queue, GPUDETECT_UPLOAD_QUEUE=1, so
-// they overlap the frame before; NVIDIA's driver resolves waits across
-// queues lazily, and even with a flush on the upload's completion a decoding
-// pipeline ran slower that way, so it is off by default.)
+// (an H100's: a transfer 2.2-2.4 -> 8 us to enqueue; tools/profile/launchcost.c).
+// The detector puts a frame's upload on a second queue of its own when the
+// frame before is still on the device, so that the two overlap (an
+// out-of-order queue runs them one after the other on NVIDIA's driver:
+// tools/profile/queueoverlap.c).
 struct Device {
   DeviceInfo info;
   Context context;
