@@ -8,20 +8,9 @@
  *
  *   cc -O2 -o launchcost tools/profile/launchcost.c -lOpenCL && ./launchcost [DEVICE-INDEX]
  */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+#include "clcheck.h"
 
-#define CHECK(x)                                                                                                \
-  do {                                                                                                          \
-    cl_int st_ = (x);                                                                                           \
-    if (st_ != CL_SUCCESS) {                                                                                    \
-      fprintf (stderr, "%s:%d: %s: error %d\n", __FILE__, __LINE__, #x, st_);                                   \
-      exit (1);                                                                                                 \
-    }                                                                                                           \
-  } while (0)
+#include <time.h>
 
 static double now_us (void)
 {
@@ -76,11 +65,8 @@ int main (int argc, char **argv)
   CHECK (clGetDeviceInfo (d, CL_DEVICE_NAME, sizeof name, name, NULL));
   printf ("%s\n", name);
   cl_int st;
-  cl_context c = clCreateContext (NULL, 1, &d, NULL, NULL, &st);
-  CHECK (st);
-  cl_program pr = clCreateProgramWithSource (c, 1, &source, NULL, &st);
-  CHECK (st);
-  CHECK (clBuildProgram (pr, 1, &d, "", NULL, NULL));
+  cl_context c;
+  cl_program pr = build_source (d, source, &c);
   cl_kernel k1 = clCreateKernel (pr, "k1", &st);
   CHECK (st);
   cl_kernel k16 = clCreateKernel (pr, "k16", &st);

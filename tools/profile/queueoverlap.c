@@ -6,19 +6,8 @@
  *
  *   cc -O2 -o queueoverlap tools/profile/queueoverlap.c -lOpenCL && ./queueoverlap
  */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "clcheck.h"
 
-#define CHECK(x)                                                                                                \
-  do {                                                                                                          \
-    cl_int st_ = (x);                                                                                           \
-    if (st_ != CL_SUCCESS) {                                                                                    \
-      fprintf (stderr, "%s:%d: %s: error %d\n", __FILE__, __LINE__, #x, st_);                                   \
-      exit (1);                                                                                                 \
-    }                                                                                                           \
-  } while (0)
 
 static const char *source = "kernel void spin (global float *a, int n)\n"
                             "{\n"
@@ -50,11 +39,8 @@ int main (void)
   CHECK (clGetDeviceInfo (d, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof props, &props, NULL));
   printf ("%s; out-of-order queues %s\n", name,
           props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE ? "supported" : "not supported");
-  cl_context c = clCreateContext (NULL, 1, &d, NULL, NULL, &st);
-  CHECK (st);
-  cl_program pr = clCreateProgramWithSource (c, 1, &source, NULL, &st);
-  CHECK (st);
-  CHECK (clBuildProgram (pr, 1, &d, "", NULL, NULL));
+  cl_context c;
+  cl_program pr = build_source (d, source, &c);
   cl_kernel k = clCreateKernel (pr, "spin", &st);
   CHECK (st);
   const size_t global = 1 << 20;
