@@ -14,8 +14,8 @@
 # decode-only run, and the median of those ratios is printed: the host's speed
 # drifts between turns more than within one.  Each run also gives the CPU time
 # per frame of its streaming thread (which decodes and runs gpudetect), which
-# the host's other load and stolen time do not lengthen: decode only's share
-# of it is what the decoding thread keeps for decoding.
+# leaves out the time the thread waits for a CPU: decode only's share of it is
+# what the decoding thread keeps for decoding.
 #   pipelines/benchmark.sh [CASCADE-FILE-OR-NAME...]     (default: lbp-frontalface-improved)
 # Env: SIZE (1920x1080), REPEAT (5), FRAMES (the clip's first FRAMES frames only: shorter runs, more
 # turns in the same time), DEVICE (gpudetect's device property), PROPS (more gpudetect properties,
@@ -49,17 +49,18 @@ dev="${DEVICE:+device=$DEVICE} ${PROPS:-}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # One run's fps of: filesrc ! avidemux ! jpegdec ! $1 fakesink; the CPU time
 # per frame of its streaming thread (decoding and gpudetect) goes to the
-# list named $2.
+# list named $2, where one is named.
 fps_once () {
   local out
   # shellcheck disable=SC2086
   out=$(${PIN:+taskset -c "$PIN"} "$launch" --fps filesrc location="$clip" ! avidemux ! jpegdec ! $1 fakesink name=sink sync=false | grep fps)
   echo "$out" | awk '{ print $3 }'
-  echo "$out" | awk '{ for (i = 1; i + 3 <= NF; i++) if ($(i + 1) == "ms" && $(i + 3) == "CPU") print $i }' >> "$tmp/cpu-$2"
+  [ -z "${2:-}" ] ||
+    echo "$out" | awk '{ for (i = 1; i + 3 <= NF; i++) if ($(i + 1) == "ms" && $(i + 3) == "CPU") print $i }' >> "$tmp/cpu-$2"
 }
 cpu_list () { tr '\n' ' ' < "$tmp/cpu-$1"; }
-cpu_median () { sort -g "$tmp/cpu-$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 median () { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+cpu_median () { local -a v; mapfile -t v < "$tmp/cpu-$1"; median "${v[@]}"; }
 # Median over the turns of (fps with the element) / (decode-only fps of the same turn), in %.
 turn_ratio () {
   local -a a b r=()
@@ -114,7 +115,7 @@ for _ in $(seq "$repeat"); do
     if [ $have_facedetect = 1 ]; then
       path=$m
       [ -f "$path" ] || path=$(find /usr/share/opencv4 -name "$(echo "$m" | sed -E 's/^(haar|lbp)-/\1cascade_/; s/-/_/g').xml" | head -1)
-      runs[f-$m]+=" $(fps_once "videoconvert ! facedetect profile=$path scale-factor=1.1 min-neighbors=3 flags=0 $params display=false !" "f-$m" 2>/dev/null)"
+      runs[f-$m]+=" $(fps_once "videoconvert ! facedetect profile=$path scale-factor=1.1 min-neighbors=3 flags=0 $params display=false !" 2>/dev/null)"
     fi
   done
 done
