@@ -48,12 +48,16 @@
 
 /* OpenCV HaarEvaluator::setWindow: variance over the window inset by one
  * pixel; flat windows (area / sqrt(nf) >= 0.1) are refused. */
-inline int window_norm (__global const uint *p, __global const uint *q, int s, float *vnf)
+inline int window_norm (__global const sum_t *p, __global const uint *q, int s, float *vnf)
 {
 #ifdef FEATURE_HAAR
   const int a = 1 + s, b = (WIN_W - 1) + s, c = 1 + s * (WIN_H - 1), d = (WIN_W - 1) + s * (WIN_H - 1);
+#ifdef NARROW_SUM
+  const int valsum = rect_sum_banded (p, s, 1, 1, WIN_W - 2, WIN_H - 2, 257 / (WIN_W - 2));
+#else
   const int valsum = RECT_SUM (p, a, b, c, d);
-  const uint valsqsum = (uint) RECT_SUM (q, a, b, c, d);
+#endif
+  const uint valsqsum = (uint) RECT_SUM32 (q, a, b, c, d);
 #ifdef HAVE_FP64
   const double area = (double) ((WIN_W - 2) * (WIN_H - 2));
   double nf = area * (double) valsqsum - (double) valsum * (double) valsum;
@@ -117,7 +121,7 @@ inline void append_kept (int keep, uint win, uint ofs, int lid, __local const in
  * to the list.  Called by the whole work-group. */
 inline void first_batch (int n, int lid, __local const uint *qwin, __local const uint *qofs,
                          __local const float *qvnf, __local int *ssum, __local uint *sbase,
-                         __global const uint *sum, __global const uint *tilted, int stride, __global uint2 *list,
+                         __global const sum_t *sum, __global const uint *tilted, int stride, __global uint2 *list,
                          __global uint *counters)
 {
   int pass = 0;
@@ -141,7 +145,7 @@ inline void first_batch (int n, int lid, __local const uint *qwin, __local const
 #endif
 
 __kernel __attribute__ ((reqd_work_group_size (WGF, 1, 1))) void
-cascade_first (__global const int8 *levels, __global const int2 *segs, __global const uint *sum,
+cascade_first (__global const int8 *levels, __global const int2 *segs, __global const sum_t *sum,
                __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
                __global uint2 *list, __global uint *counters)
 {
@@ -246,7 +250,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
  * window's trees in order, as OpenCV does, through the generated code for
  * stages before GEN_STAGES. */
 __kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
-cascade_list (__global const uint *sum, __global const uint *sqsum, __global const uint *tilted, int stride,
+cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global const uint *tilted, int stride,
               MODEL_ARGS, __global const uint2 *list,
               __global uint *counters, __global uint *hits, uint hit_capacity)
 {
@@ -355,7 +359,7 @@ cascade_list (__global const uint *sum, __global const uint *sqsum, __global con
  * reach past the row's last window: the integral buffers have room for it.
  * wrow_map: level | iy << 10. */
 __kernel void
-cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nrows, __global const uint *sum,
+cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nrows, __global const sum_t *sum,
               __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
               __global uint *hits, uint hit_capacity)
 {
@@ -373,7 +377,8 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
   for (int ix = 0; ix < L.s4; ix++) {
 #ifdef VEC_STAGES
     if ((ix & 15) == 0) {
-      __global const uint *p = sum + row + ix * s, *q = sqsum + row + ix * s;
+      __global const sum_t *p = sum + row + ix * s;
+      __global const uint *q = sqsum + row + ix * s;
       vstore16 (s == 1 ? vec_stages_step1 (p, q, stride) : vec_stages_step2 (p, q, stride), 0, depth);
     }
 #endif

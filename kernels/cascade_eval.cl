@@ -4,8 +4,8 @@
  * flat-window rejection.
  *
  * Needs from the including program: FEATURE_HAAR or FEATURE_LBP, MAX_NODES,
- * acc_t, RECT_SUM and the stage_t / tree_t / node_t / stump_t / feature_t
- * types.
+ * acc_t, sum_t, blk_t, LBP_BLOCK, RECT_SUM and the stage_t / tree_t / node_t /
+ * stump_t / feature_t types.
  *
  * sum, tilted: the window's origin in the integral planes; s: their row
  * stride.  With USE_FOFS (CPU schedule) each feature's integral offsets come
@@ -19,6 +19,45 @@
  */
 
 #ifdef FEATURE_HAAR
+#ifdef NARROW_SUM
+/* A rectangle of the narrow sum plane, hb = 0 where it holds at most 257
+ * pixels, else its bands' height: the corners of its first band (the whole
+ * rectangle where hb = 0), and the sum of the other bands. */
+inline int rect_first_band (__global const sum_t *p, int s, int4 r, int hb)
+{
+  const int y1 = hb ? r.y + hb : r.y + r.w;
+  return RECT_SUM (p, r.x + s * r.y, r.x + r.z + s * r.y, r.x + s * y1, r.x + r.z + s * y1);
+}
+
+inline int rect_other_bands (__global const sum_t *p, int s, int4 r, int hb)
+{
+  return hb && hb < r.w ? rect_sum_banded (p, s, r.x, r.y + hb, r.z, r.w - hb, hb) : 0;
+}
+
+/* Models without tilted features: w.w holds the three rectangles' band
+ * heights (bits 0-7, 8-15, 16-23).  The first bands' loads come first, the
+ * rare other bands after one test per feature. */
+inline int node_left (__global const sum_t *sum, __global const uint *tilted, int s, float vnf,
+                      __global const feature_t *features, __global const int *fofs, int fi, float threshold,
+                      __global const uint *subsets, int si)
+{
+  const feature_t F = features[fi];
+  const int hb = as_int (F.w.w), h0 = hb & 255, h1 = (hb >> 8) & 255, h2 = hb >> 16;
+  const int three = F.w.z != 0.0f;
+  int s0 = rect_first_band (sum, s, F.r[0], h0), s1 = rect_first_band (sum, s, F.r[1], h1), s2 = 0;
+  if (three)
+    s2 = rect_first_band (sum, s, F.r[2], h2);
+  if (hb) {
+    s0 += rect_other_bands (sum, s, F.r[0], h0);
+    s1 += rect_other_bands (sum, s, F.r[1], h1);
+    s2 += rect_other_bands (sum, s, F.r[2], h2);
+  }
+  float ret = F.w.x * (float) s0 + F.w.y * (float) s1;
+  if (three)
+    ret += F.w.z * (float) s2;
+  return ret * vnf < threshold;
+}
+#else
 inline int rect_sum (__global const uint *p, int s, int4 r, int t)
 {
   if (t)
@@ -27,7 +66,7 @@ inline int rect_sum (__global const uint *p, int s, int4 r, int t)
   return RECT_SUM (p, r.x + s * r.y, r.x + r.z + s * r.y, r.x + s * (r.y + r.w), r.x + r.z + s * (r.y + r.w));
 }
 
-inline int node_left (__global const uint *sum, __global const uint *tilted, int s, float vnf,
+inline int node_left (__global const sum_t *sum, __global const uint *tilted, int s, float vnf,
                       __global const feature_t *features, __global const int *fofs, int fi, float threshold,
                       __global const uint *subsets, int si)
 {
@@ -46,8 +85,9 @@ inline int node_left (__global const uint *sum, __global const uint *tilted, int
 #endif
   return ret * vnf < threshold;
 }
+#endif
 #else /* LBP */
-inline int node_left (__global const uint *sum, __global const uint *tilted, int s, float vnf,
+inline int node_left (__global const sum_t *sum, __global const uint *tilted, int s, float vnf,
                       __global const feature_t *features, __global const int *fofs, int fi, float threshold,
                       __global const uint *subsets, int si)
 {
@@ -56,12 +96,12 @@ inline int node_left (__global const uint *sum, __global const uint *tilted, int
 #define G(i, j) ((int) sum[o[(i) + 4 * (j)]])
 #else
   const int4 r = features[fi];
-  __global const uint *p0 = sum + r.x + s * r.y, *p1 = p0 + s * r.w, *p2 = p1 + s * r.w, *p3 = p2 + s * r.w;
+  __global const sum_t *p0 = sum + r.x + s * r.y, *p1 = p0 + s * r.w, *p2 = p1 + s * r.w, *p3 = p2 + s * r.w;
 #define PROW(j) ((j) == 0 ? p0 : (j) == 1 ? p1 : (j) == 2 ? p2 : p3)
 #define G(i, j) ((int) PROW (j)[(i) * r.z])
 #endif
-#define B(i, j) (G (i, j) - G ((i) + 1, j) - G (i, (j) + 1) + G ((i) + 1, (j) + 1))
-  const int c = B (1, 1);
+#define B(i, j) LBP_BLOCK (G (i, j) - G ((i) + 1, j) - G (i, (j) + 1) + G ((i) + 1, (j) + 1))
+  const blk_t c = B (1, 1);
   const int code = (B (0, 0) >= c ? 128 : 0) | (B (1, 0) >= c ? 64 : 0) | (B (2, 0) >= c ? 32 : 0) |
                    (B (2, 1) >= c ? 16 : 0) | (B (2, 2) >= c ? 8 : 0) | (B (1, 2) >= c ? 4 : 0) |
                    (B (0, 2) >= c ? 2 : 0) | (B (0, 1) >= c ? 1 : 0);
@@ -73,7 +113,7 @@ inline int node_left (__global const uint *sum, __global const uint *tilted, int
 #endif
 
 /* The leaf tree `ti` gives a window. */
-inline float tree_value (__global const uint *sum, __global const uint *tilted, int s, float vnf, int ti,
+inline float tree_value (__global const sum_t *sum, __global const uint *tilted, int s, float vnf, int ti,
                          __global const tree_t *trees, __global const node_t *nodes, __global const stump_t *stumps,
                          __global const float *leaves, __global const feature_t *features,
                          __global const int *fofs, __global const uint *subsets)
@@ -105,7 +145,7 @@ inline float tree_value (__global const uint *sum, __global const uint *tilted, 
 /* One stage: the weak trees' leaves summed, in order, against the stage
  * threshold.  LIST_UNROLL (the GPU schedule's cascade_list) trees' values are
  * taken at a time, so that their loads can be in flight together. */
-inline int stage_passes (__global const uint *sum, __global const uint *tilted, int s, float vnf, int si,
+inline int stage_passes (__global const sum_t *sum, __global const uint *tilted, int s, float vnf, int si,
                          __global const stage_t *stages, __global const tree_t *trees, __global const node_t *nodes,
                          __global const stump_t *stumps, __global const float *leaves,
                          __global const feature_t *features, __global const int *fofs, __global const uint *subsets)

@@ -1,5 +1,5 @@
 /* Shared declarations of the cascade kernels (see cascade.cl).
- * Build options: -D FEATURE_HAAR | -D FEATURE_LBP, -D MAX_NODES=<max nodes per
+ * Build options: -D FEATURE_HAAR | -D FEATURE_LBP [-D NARROW_SUM], -D MAX_NODES=<max nodes per
  * tree> (1: stumps), -D WIN_W, -D WIN_H, [-D HAVE_FP64], [-D HAVE_TILTED],
  * [-D LIST_CHUNK: windows per work-group step of cascade_list], [-D USE_FOFS:
  * precomputed feature offsets]. */
@@ -30,7 +30,22 @@ typedef float16 accv_t;
 #define MAX_NODES 1
 #endif
 
-#define RECT_SUM(p, a, b, c, d) ((int) ((p)[a] - (p)[b] - (p)[c] + (p)[d]))
+/* sum_t, SUM_WRAP: pyramid.cl.  RECT_SUM: corners of the sum plane (at most
+ * 257 pixels with NARROW_SUM); RECT_SUM32: of a 32-bit plane. */
+#define RECT_SUM(p, a, b, c, d) SUM_WRAP ((p)[a] - (p)[b] - (p)[c] + (p)[d])
+#define RECT_SUM32(p, a, b, c, d) ((int) ((p)[a] - (p)[b] - (p)[c] + (p)[d]))
+
+/* The sum of the rectangle at (x, y), w x h, of the sum plane, in bands of hb
+ * rows (with NARROW_SUM, bands of at most 257 pixels). */
+inline int rect_sum_banded (__global const sum_t *p, int s, int x, int y, int w, int h, int hb)
+{
+  int acc = 0;
+  for (int y0 = y; y0 < y + h; y0 += hb) {
+    const int y1 = min (y0 + hb, y + h);
+    acc += RECT_SUM (p, x + s * y0, x + w + s * y0, x + s * y1, x + w + s * y1);
+  }
+  return acc;
+}
 
 #ifdef FEATURE_HAAR
 /* window_norm (cascade.cl) for 16 windows at a window step of 1 or 2, lane

@@ -5,8 +5,29 @@
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
  * Build options: -D WG=<work-group size of pyramid_rows> -D RK=<pixels per lane
  * and pass in pyramid_rows> [-D ROWS_STAGED=0|1: pyramid_rows passes through
- * local memory (default 1)] [-D HAVE_SQSUM]
+ * local memory (default 1)] [-D HAVE_SQSUM] [-D NARROW_SUM]
  */
+
+/* The sum plane's element, shared with the cascade kernels.  NARROW_SUM: the
+ * integral modulo 2^16.  The four corners' difference of a rectangle of at
+ * most 257 pixels, taken modulo 2^16, is its exact sum (at most 257 * 255 <
+ * 2^16), and every read moves half the bytes; larger rectangles are summed in
+ * bands of at most 257 pixels.  SUM_WRAP: such a difference as an int;
+ * LBP_BLOCK: an LBP block's sum as compared with the others (with NARROW_SUM,
+ * times 2^16 as an unsigned int: one shift, where masking the sum took the
+ * H100 longer).  The squared sums and the tilted plane stay 32-bit. */
+#ifdef NARROW_SUM
+typedef ushort sum_t;
+typedef uint blk_t;
+#define SUM_WRAP(x) ((int) ((uint) (x) & 0xffffu))
+#define LBP_BLOCK(x) ((uint) (x) << 16)
+#else
+typedef uint sum_t;
+typedef int blk_t;
+#define SUM_WRAP(x) ((int) (x))
+#define LBP_BLOCK(x) ((int) (x))
+#endif
+
 #ifndef WG
 #define WG 256
 #endif
@@ -83,7 +104,7 @@ __kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
 pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
               __global const int8 *levels, __global const int *xtab, __global const int *ytab,
               __global const int *xfirst, __global const int *yfirst, __global const int *row_map,
-              __global uint *sum, __global uint *sqsum, int stride, __global uint *counters,
+              __global sum_t *sum, __global uint *sqsum, int stride, __global uint *counters,
               __global uint *hits)
 {
   __local uint ls[WG];
@@ -188,7 +209,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       for (int k = 0; k < RK; k++) {
         const int x = x0 + k * lanes + lane;
         if (x < w) {
-          sum[base + x + 1] = lp[LPAD (run0 + k * lanes + lane)];
+          sum[base + x + 1] = (sum_t) lp[LPAD (run0 + k * lanes + lane)];
 #ifdef HAVE_SQSUM
           sqsum[base + x + 1] = lpq[LPAD (run0 + k * lanes + lane)];
 #endif
@@ -225,7 +246,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       for (int k = 0; k < RK; k++) {
         const int x = xb + k;
         if (x < w) {
-          sum[base + x + 1] = es + ts[k];
+          sum[base + x + 1] = (sum_t) (es + ts[k]);
 #ifdef HAVE_SQSUM
           sqsum[base + x + 1] = eq + tq[k];
 #endif
@@ -244,7 +265,7 @@ __kernel void
 pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
                   __global const int8 *levels, __global const int *xtab, __global const int *ytab,
                   __global const int *xfirst, __global const int *yfirst, __global const int *row_map,
-                  int nrows, __global uint *sum, __global uint *sqsum, int stride, __global uint *counters,
+                  int nrows, __global sum_t *sum, __global uint *sqsum, int stride, __global uint *counters,
                   __global uint *hits)
 {
   const int g = get_global_id (0);
@@ -282,7 +303,7 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
     const uint p = resample (src, src_stride, src_bpp, rgb, xt[x], sy, cy0, cy1);
     as += p;
     aq += p * p;
-    sum[base + x + 1] = as;
+    sum[base + x + 1] = (sum_t) as;
 #ifdef HAVE_SQSUM
     sqsum[base + x + 1] = aq;
 #endif
@@ -296,7 +317,7 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
 #define CL 8
 #define CR 4
 __kernel __attribute__ ((reqd_work_group_size (CB * CL, 1, 1))) void
-integral_cols_blocked (__global const int8 *levels, __global const int *colblock_map, __global uint *sum,
+integral_cols_blocked (__global const int8 *levels, __global const int *colblock_map, __global sum_t *sum,
                        __global uint *sqsum, int stride)
 {
   __local uint ps[CL][CB];
@@ -338,7 +359,7 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
     for (int k = 0; k < CR; k++) {
       const int y = y0 + lane * CR + k;
       if (valid && y <= H) {
-        sum[col + (size_t) y * stride] = carry_s + bs + ts[k];
+        sum[col + (size_t) y * stride] = (sum_t) (carry_s + bs + ts[k]);
 #ifdef HAVE_SQSUM
         sqsum[col + (size_t) y * stride] = carry_q + bq + tq[k];
 #endif
@@ -355,7 +376,7 @@ integral_cols_blocked (__global const int8 *levels, __global const int *colblock
  * inner loop runs along contiguous memory. */
 __kernel void
 integral_cols_rows (__global const int8 *levels, __global const int *colblock_map, int nblocks,
-                    __global uint *sum, __global uint *sqsum, int stride)
+                    __global sum_t *sum, __global uint *sqsum, int stride)
 {
   const int gid = get_global_id (0);
   if (gid >= nblocks)
@@ -367,7 +388,7 @@ integral_cols_rows (__global const int8 *levels, __global const int *colblock_ma
   size_t p = (size_t) (L.s1 + 1) * stride + L.s0 + x0;
   for (int y = 1; y < L.s3; y++, p += stride) {
     for (int c = 0; c < n; c++) {
-      sum[p + stride + c] += sum[p + c];
+      sum[p + stride + c] = (sum_t) (sum[p + stride + c] + sum[p + c]);
 #ifdef HAVE_SQSUM
       sqsum[p + stride + c] += sqsum[p + c];
 #endif

@@ -34,7 +34,7 @@ std::string ofs (int x, int y) {
 
 class Writer {
 public:
-  explicit Writer (const CascadeModel &m) : m_ (m) {}
+  Writer (const CascadeModel &m, bool narrow_sum) : m_ (m), narrow_ (narrow_sum) {}
 
   // An expression that is true when node `ni` sends the window left.
   std::string node_left (int ni) {
@@ -45,7 +45,8 @@ public:
       // the 4x4 grid of integral points, g(i, j) at (x + i w, y + j h)
       auto g = [&] (int i, int j) { return "(int) sum[" + ofs (f.x + i * f.w, f.y + j * f.h) + "]"; };
       auto block = [&] (int i, int j) {
-        return "(" + g (i, j) + " - " + g (i + 1, j) + " - " + g (i, j + 1) + " + " + g (i + 1, j + 1) + ")";
+        return "LBP_BLOCK (" + g (i, j) + " - " + g (i + 1, j) + " - " + g (i, j + 1) + " + " + g (i + 1, j + 1) +
+               ")";
       };
       o << "lbp_bit (" << block (1, 1);
       // OpenCV's bit order: clockwise from the top-left block
@@ -70,8 +71,22 @@ public:
         std::copy (&t[0][0], &t[0][0] + 8, &c[0][0]);
       }
       std::string p = plane;
-      return "(float) (int) (" + p + "[" + ofs (c[0][0], c[0][1]) + "] - " + p + "[" + ofs (c[1][0], c[1][1]) +
-             "] - " + p + "[" + ofs (c[2][0], c[2][1]) + "] + " + p + "[" + ofs (c[3][0], c[3][1]) + "])";
+      auto corners = [&] (const int (&k)[4][2]) {
+        return p + "[" + ofs (k[0][0], k[0][1]) + "] - " + p + "[" + ofs (k[1][0], k[1][1]) + "] - " + p + "[" +
+               ofs (k[2][0], k[2][1]) + "] + " + p + "[" + ofs (k[3][0], k[3][1]) + "]";
+      };
+      if (!narrow_ || f.tilted)
+        return "(float) (int) (" + corners (c) + ")";
+      const int hb = narrow_band_height (r.w, r.h);
+      if (hb == 0)
+        return "(float) SUM_WRAP (" + corners (c) + ")";
+      std::string bands;
+      for (int y0 = r.y; y0 < r.y + r.h; y0 += hb) {
+        const int y1 = std::min (y0 + hb, r.y + r.h);
+        const int k[4][2] = {{r.x, y0}, {r.x + r.w, y0}, {r.x, y1}, {r.x + r.w, y1}};
+        bands += (bands.empty () ? "" : " + ") + std::string ("SUM_WRAP (") + corners (k) + ")";
+      }
+      return "(float) (" + bands + ")";
     };
     o << "(" << flit (f.rect[0].weight) << " * " << rect (f.rect[0]) << " + " << flit (f.rect[1].weight) << " * "
       << rect (f.rect[1]) << ")";
@@ -98,6 +113,7 @@ public:
 
 private:
   const CascadeModel &m_;
+  bool narrow_;
 };
 
 // The 4x4 grid of integral points of LBP feature `fi` as loads of 16
@@ -223,18 +239,22 @@ int stages_within_trees (const CascadeModel &m, int max_trees) {
   return stages;
 }
 
-GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first_stages) {
+int narrow_band_height (int w, int h) {
+  return w * h <= 257 ? 0 : 257 / w;
+}
+
+GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first_stages, bool narrow_sum) {
   GeneratedStages g;
   g.stages = stages_within_trees (m, max_trees);
   const int first = first_stages < 0 ? g.stages : std::min (first_stages, g.stages);
-  Writer w (m);
+  Writer w (m, narrow_sum);
   std::ostringstream o;
   o << "/* generated from " << m.path << ": stages 0.." << g.stages - 1 << " */\n";
   o << "#define GEN_STAGES " << g.stages << "\n#define SPEC_STAGES " << first << "\n";
   if (m.feature_type == CascadeModel::FeatureType::Lbp) {
     // The code's bit in the node's 256-bit category set.
-    o << "inline int lbp_bit (int c, int b0, int b1, int b2, int b3, int b4, int b5, int b6, int b7, uint s0, "
-         "uint s1, uint s2, uint s3, uint s4, uint s5, uint s6, uint s7)\n{\n"
+    o << "inline int lbp_bit (blk_t c, blk_t b0, blk_t b1, blk_t b2, blk_t b3, blk_t b4, blk_t b5, blk_t b6, "
+         "blk_t b7, uint s0, uint s1, uint s2, uint s3, uint s4, uint s5, uint s6, uint s7)\n{\n"
          "  const int code = (b0 >= c ? 128 : 0) | (b1 >= c ? 64 : 0) | (b2 >= c ? 32 : 0) | (b3 >= c ? 16 : 0) |\n"
          "                   (b4 >= c ? 8 : 0) | (b5 >= c ? 4 : 0) | (b6 >= c ? 2 : 0) | (b7 >= c ? 1 : 0);\n"
          "  const int k = code >> 5;\n"
@@ -245,12 +265,12 @@ GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first
   for (int si = 0; si < g.stages; si++) {
     const CascadeModel::Stage &st = m.stages[si];
     o << "inline int spec_stage_" << si
-      << " (__global const uint *sum, __global const uint *tilted, int s, float vnf)\n{\n  acc_t acc = 0;\n";
+      << " (__global const sum_t *sum, __global const uint *tilted, int s, float vnf)\n{\n  acc_t acc = 0;\n";
     for (int t = 0; t < st.ntrees; t++)
       o << "  acc += " << w.tree (m.trees[st.first_tree + t]) << ";\n";
     o << "  return !(acc < (acc_t) " << flit (st.threshold) << ");\n}\n";
   }
-  o << "inline int spec_stage_passes (int si, __global const uint *sum, __global const uint *tilted, int s, float "
+  o << "inline int spec_stage_passes (int si, __global const sum_t *sum, __global const uint *tilted, int s, float "
        "vnf)\n{\n  switch (si) {\n";
   for (int si = 0; si < g.stages; si++)
     o << "  case " << si << ": return spec_stage_" << si << " (sum, tilted, s, vnf);\n";

@@ -24,7 +24,17 @@ int stages_within_trees (const CascadeModel &model, int max_trees);
 // the first `first_stages` (all where negative or more) are SPEC_STAGES.  The
 // arithmetic is OpenCV's, as in cascade_eval.cl: float feature values, acc_t
 // stage sums in tree order.
-GeneratedStages generate_stages (const CascadeModel &model, int max_trees, int first_stages = -1);
+// narrow_sum: the sum plane is kept modulo 2^16 (NARROW_SUM, Haar models
+// without tilted features), so Haar rectangles of more than 257 pixels are
+// summed in bands (narrow_band_height).
+GeneratedStages generate_stages (const CascadeModel &model, int max_trees, int first_stages = -1,
+                                 bool narrow_sum = false);
+
+// With the sum plane modulo 2^16, a rectangle's corners give its exact sum
+// when it holds at most 257 pixels (257 * 255 < 2^16): 0 for such a w x h
+// rectangle, else the height of the bands of at most 257 pixels it is summed
+// in (w <= 257).
+int narrow_band_height (int w, int h);
 
 // The CPU schedule's vector stages: stages [0, max_stages) over 16 adjacent
 // windows at once (OpenCL vector types, so that a CPU device runs them as

@@ -90,6 +90,7 @@ struct Detector::Impl {
   bool rows_packed = true;  // pyramid_rows: narrow rows share work-groups (not for Haar when not staged)
   bool gpu_schedule = true; // many lanes: first + list; else one work-item per row (CPU)
   bool features_by_tree = false; // stump models, GPU schedule: features[] in tree order (FEATURES_BY_TREE)
+  bool narrow_sum = false;       // the sum plane modulo 2^16 (NARROW_SUM)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
   int seg_windows = 256;  // cascade_first: a work-group's segment is as many rows as hold this many windows
@@ -215,6 +216,28 @@ struct Detector::Impl {
     features_by_tree = features_by_tree && !use_fofs && model.max_nodes_per_tree == 1;
     if (features_by_tree)
       opts += " -D FEATURES_BY_TREE";
+    // The GPU schedule keeps the sum plane modulo 2^16 (NARROW_SUM): the
+    // cascade kernels' loads, scattered as they are, then move half the
+    // bytes.  The corners of a rectangle of at most 257 pixels still give its
+    // exact sum (every LBP block of OpenCV's LBP cascades; all but 75 of
+    // haar-frontalface-default's 6383 rectangles), larger ones are summed in
+    // bands, the squared sums stay 32-bit.  Not for tilted features (their
+    // plane stays 32-bit, and the kernels choose no plane per rectangle), nor
+    // on the CPU schedule, whose vector stages load 32-bit lanes.
+    // GPUDETECT_NARROW_SUM=0|1: tuning knob.
+    bool narrow_fits = true;
+    for (const CascadeModel::LbpFeature &f : model.lbp_features)
+      narrow_fits = narrow_fits && f.w * f.h <= 257;
+    for (const CascadeModel::HaarFeature &f : model.haar_features)
+      for (const CascadeModel::HaarRect &r : f.rect)
+        narrow_fits = narrow_fits && r.w <= 257 && narrow_band_height (r.w, r.h) < 256; // 8 bits each
+    narrow_fits = narrow_fits && model.window_width - 2 <= 257 && !model.has_tilted;
+    narrow_sum = gpu_schedule;
+    if (const char *c = std::getenv ("GPUDETECT_NARROW_SUM"))
+      narrow_sum = std::atoi (c) != 0;
+    narrow_sum = narrow_sum && gpu_schedule && narrow_fits;
+    if (narrow_sum)
+      opts += " -D NARROW_SUM";
     opts += " -D LIST_CHUNK=" + std::to_string (chunk);
     // cascade_list's lanes per window when few windows remain (tuning knobs)
     if (const char *c = std::getenv ("GPUDETECT_LIST_MAXG"); c && std::atoi (c) > 0)
@@ -283,7 +306,7 @@ struct Detector::Impl {
     seg_windows = 256;
     if (const char *c = std::getenv ("GPUDETECT_SEG_WINDOWS"); c && std::atoi (c) > 0)
       seg_windows = std::atoi (c); // tuning knob: windows per work-group of cascade_first
-    const GeneratedStages gen = generate_stages (model, spec_trees, first);
+    const GeneratedStages gen = generate_stages (model, spec_trees, first, narrow_sum);
     // CPUs, LBP stump models and Haar models without tilted features: the
     // first stages over 16 windows at once.  LBP: 3 stages; Haar: the stages
     // within the first 100 trees, e.g. 4 of haar-frontalface-default, 6 of
@@ -367,6 +390,12 @@ struct Detector::Impl {
           d.w[i] = h.rect[i].weight;
         }
         d.w[3] = h.tilted ? 1.f : 0.f;
+        if (narrow_sum) { // the rectangles' band heights (kernels/cascade_eval.cl, rect_sum_n)
+          int32_t hb = 0;
+          for (int i = 0; i < 3; i++)
+            hb |= narrow_band_height (h.rect[i].w, h.rect[i].h) << (8 * i);
+          std::memcpy (&d.w[3], &hb, sizeof hb);
+        }
         f.push_back (d);
       }
       return upload_vec (&features, f);
@@ -439,7 +468,7 @@ struct Detector::Impl {
     if (cl::Error e = upload_vec (&wrow_map, wrows)) return e;
     // cascade_rows' vector stages' loads for 16 windows reach up to 32 values past the
     // last window's: room for them after the last level (sum, and squared sum for Haar).
-    if (cl::Error e = buffer (&sum, plane + 64 * sizeof (cl_uint))) return e;
+    if (cl::Error e = buffer (&sum, (narrow_sum ? plane / 2 : plane) + 64 * sizeof (cl_uint))) return e;
     if (cl::Error e = buffer (&sqsum, haar ? plane + 64 * sizeof (cl_uint) : 16)) return e;
     if (cl::Error e = buffer (&tilted, model.has_tilted ? plane : 16)) return e;
     // the list: (window index, integral offset) pairs
