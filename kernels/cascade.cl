@@ -241,6 +241,10 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 #ifndef LIST_FILL
 #define LIST_FILL 2
 #endif
+#ifndef LIST_ORDERED
+#define LIST_ORDERED 1
+#endif
+#define LIST_GROUPS (WGL / 32)
 /* The stages after cascade_first's (SPEC_STAGES) over the list, up to
  * LIST_CHUNK windows at a time per work-group.  All windows of a work-group
  * are at the same stage, so model reads are uniform; survivors are compacted
@@ -260,6 +264,9 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
 #endif
   __local ushort q[2][LIST_CHUNK];
   __local int cnt[2];
+#if LIST_ORDERED
+  __local int gcnt[LIST_GROUPS];
+#endif
   __local uint lbase;
   __local acc_t part[WGL];
   const int lid = get_local_id (0);
@@ -287,11 +294,19 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
       q[0][i] = (ushort) i;
     }
     int cur = 0;
+#if LIST_ORDERED
+    if (lid < LIST_GROUPS)
+      gcnt[lid] = 0;
+#endif
     barrier (CLK_LOCAL_MEM_FENCE);
     for (int si = SPEC_STAGES; si < nstages && n > 0; si++) {
       const stage_t st = stages[si];
+#if LIST_ORDERED
+      int kept = 0; /* survivors so far, the same in every lane */
+#else
       if (lid == 0)
         cnt[cur ^ 1] = 0;
+#endif
       barrier (CLK_LOCAL_MEM_FENCE);
       /* G lanes per window: up to LIST_MAXG while the windows fill at most
        * 1 / LIST_FILL of the work-group */
@@ -334,11 +349,39 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
         }
         if (G > 1)
           pass = !(part[lid] < (acc_t) st.threshold);
-        if (i < n && sub == 0 && pass)
+        const int keep = i < n && sub == 0 && pass;
+#if LIST_ORDERED
+        /* The survivors keep their order group by group of 32 lanes (within
+         * a group, in the order of its atomic increments), so that the next
+         * stage's lanes take windows that lie together: their loads share
+         * more sectors. */
+        const int grp = lid >> 5;
+        const int slot = keep ? atomic_inc (&gcnt[grp]) : 0;
+        barrier (CLK_LOCAL_MEM_FENCE);
+        int before = 0, total = 0;
+        for (int k = 0; k < LIST_GROUPS; k++) {
+          before += k < grp ? gcnt[k] : 0;
+          total += gcnt[k];
+        }
+        if (keep)
+          q[cur ^ 1][kept + before + slot] = (ushort) w;
+        kept += total;
+        barrier (CLK_LOCAL_MEM_FENCE);
+        /* the counts start again before the next pass's increments, which
+         * follow its first barrier */
+        if (lid < LIST_GROUPS)
+          gcnt[lid] = 0;
+#else
+        if (keep)
           q[cur ^ 1][atomic_inc (&cnt[cur ^ 1])] = (ushort) w;
         barrier (CLK_LOCAL_MEM_FENCE);
+#endif
       }
+#if LIST_ORDERED
+      n = kept;
+#else
       n = cnt[cur ^ 1]; /* n > 0: the last pass ended with a barrier */
+#endif
       cur ^= 1;
     }
     for (int i = lid; i < n; i += WGL) {

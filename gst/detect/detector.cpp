@@ -254,6 +254,8 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_LIST_UNROLL"); c && std::atoi (c) > 0)
       list_unroll = std::atoi (c);
     opts += " -D LIST_UNROLL=" + std::to_string (gpu_schedule ? list_unroll : 1);
+    if (const char *c = std::getenv ("GPUDETECT_LIST_ORDERED"))
+      opts += std::string (" -D LIST_ORDERED=") + (std::atoi (c) != 0 ? "1" : "0");
     // Extra OpenCL build options (developers: e.g. -cl-nv-verbose; the tests use
     // it to check how a kernel build failure is reported).
     if (const char *extra = std::getenv ("GPUDETECT_BUILD_OPTIONS"))
