@@ -96,16 +96,82 @@ inline void wg_inclusive_sum (__local int *a, int lid)
   }
 }
 
-/* Appends the kept lanes' windows to the list, in lane order; ssum holds the
- * inclusive prefix sum of keep.  Called by the whole work-group. */
-inline void append_kept (int keep, uint win, uint ofs, int lid, __local const int *ssum, __local uint *sbase,
+/* The largest v (>= -1) of the lanes before lid, -1 if none, and in *all the
+ * largest of the work-group.  scratch: WGF ints of local memory; calls that
+ * share it are separated by a barrier.  Called by the whole work-group. */
+inline int wg_max_before (int v, int lid, __local int *scratch, int *all)
+{
+#ifdef WARP_PTX
+  const int wl = lid & 31, wi = lid >> 5;
+  int m = v;
+  for (int d = 1; d < 32; d <<= 1) {
+    const int u = (int) warp_up ((uint) m, d, 32);
+    if (wl >= d)
+      m = max (m, u);
+  }
+  const int below = (int) warp_up ((uint) m, 1, 32);
+  if (wl == 31)
+    scratch[wi] = m;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  int before = wl > 0 ? below : -1, a = -1;
+  for (int k = 0; k < WGF / 32; k++) {
+    const int c = scratch[k];
+    if (k < wi)
+      before = max (before, c);
+    a = max (a, c);
+  }
+  *all = a;
+  return before;
+#else
+  scratch[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int off = 1; off < WGF; off <<= 1) {
+    const int u = lid >= off ? scratch[lid - off] : -1;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    scratch[lid] = max (scratch[lid], u);
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  *all = scratch[WGF - 1];
+  return lid > 0 ? scratch[lid - 1] : -1;
+#endif
+}
+
+/* How many lanes before lid keep (their order in lane order), and in *total
+ * how many of the work-group do.  scratch as for wg_max_before. */
+inline int wg_rank (int keep, int lid, __local int *scratch, int *total)
+{
+#ifdef WARP_PTX
+  const uint b = warp_ballot (keep);
+  const int wi = lid >> 5;
+  if ((lid & 31) == 0)
+    scratch[wi] = (int) popcount (b);
+  barrier (CLK_LOCAL_MEM_FENCE);
+  int before = (int) popcount (b & warp_lanemask_lt ()), t = 0;
+  for (int k = 0; k < WGF / 32; k++) {
+    const int c = scratch[k];
+    before += k < wi ? c : 0;
+    t += c;
+  }
+  *total = t;
+  return before;
+#else
+  scratch[lid] = keep;
+  wg_inclusive_sum (scratch, lid);
+  *total = scratch[WGF - 1];
+  return scratch[lid] - keep;
+#endif
+}
+
+/* Appends the kept lanes' windows to the list, in lane order (rank and total
+ * from wg_rank).  Called by the whole work-group. */
+inline void append_kept (int keep, uint win, uint ofs, int rank, int total, int lid, __local uint *sbase,
                          __global uint2 *list, __global uint *counters)
 {
-  if (lid == WGF - 1)
-    *sbase = ssum[WGF - 1] ? atomic_add (&counters[0], (uint) ssum[WGF - 1]) : 0u;
+  if (lid == 0)
+    *sbase = total ? atomic_add (&counters[0], (uint) total) : 0u;
   barrier (CLK_LOCAL_MEM_FENCE);
   if (keep)
-    list[*sbase + ssum[lid] - 1] = (uint2) (win, ofs);
+    list[*sbase + rank] = (uint2) (win, ofs);
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
@@ -138,9 +204,9 @@ inline void first_batch (int n, int lid, __local const uint *qwin, __local const
     for (int si = 1; si < SPEC_STAGES && pass; si++)
       pass = spec_stage_passes (si, sum + ofs, tilted + ofs, stride, vnf);
   }
-  ssum[lid] = pass;
-  wg_inclusive_sum (ssum, lid);
-  append_kept (pass, win, ofs, lid, ssum, sbase, list, counters);
+  int total;
+  const int rank = wg_rank (pass, lid, ssum, &total);
+  append_kept (pass, win, ofs, rank, total, lid, sbase, list, counters);
 }
 #endif
 
@@ -181,26 +247,19 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
       else
         code = STAGE_PASSES (0, sum + ofs, tilted + ofs, stride, vnf) ? CODE_PASS0 : CODE_REJECT0;
     }
-    /* inclusive max-scan of the non-rejected positions */
-    smax[lid] = valid && code != CODE_REJECT0 ? p : -1;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int off = 1; off < WGF; off <<= 1) {
-      const int v = lid >= off ? smax[lid - off] : -1;
-      barrier (CLK_LOCAL_MEM_FENCE);
-      smax[lid] = max (smax[lid], v);
-      barrier (CLK_LOCAL_MEM_FENCE);
-    }
-    const int before = max (max (p - x - 1, carry), lid > 0 ? smax[lid - 1] : -1);
+    /* the last non-rejected position before each lane's */
+    int last;
+    const int last_before = wg_max_before (valid && code != CODE_REJECT0 ? p : -1, lid, smax, &last);
+    const int before = max (max (p - x - 1, carry), last_before);
     const int keep = valid && code == CODE_PASS0 && !((p - before - 1) & 1);
-    /* inclusive sum-scan of the kept windows: their order in the list */
-    ssum[lid] = keep;
-    wg_inclusive_sum (ssum, lid);
-    carry = max (carry, smax[WGF - 1]);
+    /* the kept windows' order in the list */
+    int added;
+    const int rank = wg_rank (keep, lid, ssum, &added);
+    carry = max (carry, last);
     const uint win = (uint) (L.s7 + (y0 + r) * nx + x);
 #if SPEC_STAGES > 1
-    const int added = ssum[WGF - 1];
     if (keep) {
-      const int slot = qn + ssum[lid] - 1;
+      const int slot = qn + rank;
       qwin[slot] = win;
       qofs[slot] = (uint) ofs;
 #ifdef FEATURE_HAAR
@@ -222,7 +281,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
       barrier (CLK_LOCAL_MEM_FENCE);
     }
 #else
-    append_kept (keep, win, (uint) ofs, lid, ssum, &sbase, list, counters);
+    append_kept (keep, win, (uint) ofs, rank, added, lid, &sbase, list, counters);
 #endif
   }
 #if SPEC_STAGES > 1

@@ -39,31 +39,55 @@ typedef int blk_t;
 #endif
 #define LPAD(i) ((i) + ((i) >> 5))
 
-/* Luma of one source pixel: grey planes as they are, 4-byte RGB formats with
- * OpenCV's fixed-point BT.601 weights (cvtColor RGB2GRAY). */
-inline uint src_luma (__global const uchar *src, int stride, int bpp, int4 rgb, int x, int y)
+/* Luma of the source pixel at p: grey planes as they are, 4-byte RGB formats
+ * with OpenCV's fixed-point BT.601 weights (cvtColor RGB2GRAY). */
+inline uint luma (__global const uchar *p, int bpp, int4 rgb)
 {
-  __global const uchar *p = src + (size_t) y * stride + (size_t) x * bpp;
   if (bpp == 1)
     return p[0];
   return ((uint) p[rgb.x] * 4899u + (uint) p[rgb.y] * 9617u + (uint) p[rgb.z] * 1868u + 8192u) >> 14;
 }
 
 /* OpenCV's bit-exact bilinear sample of one level pixel: xe, ye are the
- * table entries (source index << 9 | weight of the next pixel in 1/256). */
-inline uint resample (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, int xe, int sy, uint cy0,
+ * table entries (source index << 9 | weight of the next pixel in 1/256), sy
+ * the source row.  GPU schedule: each source pixel's address computed where
+ * it is read (with the rows' pointers kept per row instead, pyramid_rows took
+ * longer on an H100: 0.081 to 0.089 ms for LBP at 1080p, docs/benchmarks.md). */
+inline uint resample (__global const uchar *src, int src_stride, int bpp, int4 rgb, int xe, int sy, uint cy0,
                       uint cy1)
+{
+#define SRC(x, y) luma (src + (size_t) (y) * src_stride + (size_t) (x) * bpp, bpp, rgb)
+  const int sx = xe >> 9;
+  const uint cx1 = xe & 511, cx0 = 256u - cx1;
+  uint h0 = SRC (sx, sy) * cx0;
+  if (cx1)
+    h0 += SRC (sx + 1, sy) * cx1;
+  uint h1 = 0;
+  if (cy1) {
+    h1 = SRC (sx, sy + 1) * cx0;
+    if (cx1)
+      h1 += SRC (sx + 1, sy + 1) * cx1;
+  }
+  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+#undef SRC
+}
+
+/* The same from the source rows' pointers, r1 the row below r0 (read where
+ * cy1 != 0): CPU schedule (on PoCL, 2 cores: the pyramid at 640x480 3.6 to
+ * 2.6 ms). */
+inline uint resample_rows (__global const uchar *r0, __global const uchar *r1, int bpp, int4 rgb, int xe, uint cy0,
+                           uint cy1)
 {
   const int sx = xe >> 9;
   const uint cx1 = xe & 511, cx0 = 256u - cx1;
-  uint h0 = src_luma (src, src_stride, src_bpp, rgb, sx, sy) * cx0;
+  uint h0 = luma (r0 + sx * bpp, bpp, rgb) * cx0;
   if (cx1)
-    h0 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy) * cx1;
+    h0 += luma (r0 + (sx + 1) * bpp, bpp, rgb) * cx1;
   uint h1 = 0;
   if (cy1) {
-    h1 = src_luma (src, src_stride, src_bpp, rgb, sx, sy + 1) * cx0;
+    h1 = luma (r1 + sx * bpp, bpp, rgb) * cx0;
     if (cx1)
-      h1 += src_luma (src, src_stride, src_bpp, rgb, sx + 1, sy + 1) * cx1;
+      h1 += luma (r1 + (sx + 1) * bpp, bpp, rgb) * cx1;
   }
   return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
 }
@@ -77,7 +101,9 @@ inline uint resample (__global const uchar *src, int src_stride, int src_bpp, in
 
 /* Inclusive prefix sums of ls and lq (lq only with HAVE_SQSUM) over each
  * segment of `lanes` lanes (lane: the index in its segment).  Called by the
- * whole work-group after every lane wrote its ls[lid] and lq[lid]. */
+ * whole work-group after every lane wrote its ls[lid] and lq[lid].  (Warp
+ * shuffles instead, as in kernels/warp.cl, made pyramid_rows slower on an
+ * H100: docs/benchmarks.md.) */
 inline void seg_scan2 (__local uint *ls, __local uint *lq, int lid, int lane, int lanes)
 {
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -283,6 +309,7 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
   const int ye = ytab[yfirst[li] + y];
   const int sy = ye >> 9;
   const uint cy1 = ye & 511, cy0 = 256u - cy1;
+  __global const uchar *r0 = src + (size_t) sy * src_stride, *r1 = cy1 ? r0 + src_stride : r0;
   const size_t base = (size_t) (L.s1 + y + 1) * stride + L.s0;
   if (y == 0) {
     const size_t top = (size_t) L.s1 * stride + L.s0;
@@ -300,7 +327,7 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
   __global const int *xt = xtab + xfirst[li];
   uint as = 0, aq = 0;
   for (int x = 0; x < w; x++) {
-    const uint p = resample (src, src_stride, src_bpp, rgb, xt[x], sy, cy0, cy1);
+    const uint p = resample_rows (r0, r1, src_bpp, rgb, xt[x], cy0, cy1);
     as += p;
     aq += p * p;
     sum[base + x + 1] = (sum_t) as;

@@ -254,6 +254,14 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_LIST_UNROLL"); c && std::atoi (c) > 0)
       list_unroll = std::atoi (c);
     opts += " -D LIST_UNROLL=" + std::to_string (gpu_schedule ? list_unroll : 1);
+    // NVIDIA GPUs: the scans of pyramid_rows and cascade_first through warp
+    // votes and shuffles (inline PTX) instead of local memory and a barrier per
+    // step (kernels/warp.cl).  GPUDETECT_WARP_PTX=0|1: tuning knob.
+    bool warp_ptx = gpu_schedule && dev.info.vendor.find ("NVIDIA") != std::string::npos;
+    if (const char *c = std::getenv ("GPUDETECT_WARP_PTX"))
+      warp_ptx = gpu_schedule && std::atoi (c) != 0;
+    if (warp_ptx)
+      opts += " -D WARP_PTX";
     if (const char *c = std::getenv ("GPUDETECT_LIST_ORDERED"))
       opts += std::string (" -D LIST_ORDERED=") + (std::atoi (c) != 0 ? "1" : "0");
     // Extra OpenCL build options (developers: e.g. -cl-nv-verbose; the tests use
@@ -318,11 +326,12 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_VEC_STAGES"); c && std::atoi (c) >= 0)
       vec_stages = std::atoi (c);
     const GeneratedStages vec = generate_vector_stages (model, gpu_schedule ? 0 : vec_stages);
-    std::string source = std::string (kernels::pyramid_source) + "\n" + kernels::cascade_types_source + "\n" +
+    std::string source = std::string (kernels::warp_source) + "\n" + kernels::pyramid_source + "\n" +
+                         kernels::cascade_types_source + "\n" +
                          kernels::cascade_eval_source + "\n" + gen.source + "\n" + vec.source + "\n" +
                          kernels::cascade_source;
-    uint64_t hash = kernels::pyramid_hash;
-    for (uint64_t h : {kernels::cascade_types_hash, kernels::cascade_eval_hash, kernels::cascade_hash})
+    uint64_t hash = kernels::warp_hash;
+    for (uint64_t h : {kernels::pyramid_hash, kernels::cascade_types_hash, kernels::cascade_eval_hash, kernels::cascade_hash})
       hash = cl::fnv1a (&h, sizeof h, hash);
     hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
     hash = cl::fnv1a (vec.source.data (), vec.source.size (), hash);
