@@ -322,9 +322,10 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
   __local float lvnf[LIST_CHUNK];
 #endif
   __local ushort q[2][LIST_CHUNK];
-  __local int cnt[2];
 #if LIST_ORDERED
   __local int gcnt[LIST_GROUPS];
+#else
+  __local int cnt[2];
 #endif
   __local uint lbase;
   __local acc_t part[WGL];

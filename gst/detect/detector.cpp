@@ -254,14 +254,19 @@ struct Detector::Impl {
     if (const char *c = std::getenv ("GPUDETECT_LIST_UNROLL"); c && std::atoi (c) > 0)
       list_unroll = std::atoi (c);
     opts += " -D LIST_UNROLL=" + std::to_string (gpu_schedule ? list_unroll : 1);
-    // NVIDIA GPUs: the scans of pyramid_rows and cascade_first through warp
-    // votes and shuffles (inline PTX) instead of local memory and a barrier per
-    // step (kernels/warp.cl).  GPUDETECT_WARP_PTX=0|1: tuning knob.
+    // NVIDIA GPUs: cascade_first's scans through warp votes and shuffles
+    // (inline PTX) instead of local memory and two barriers per step
+    // (kernels/warp.cl; H100, 1080p: `first` 0.152 to 0.141 ms for LBP-improved,
+    // 0.219 to 0.188 ms for haar-frontalface-default).  GPUDETECT_WARP_PTX=0|1:
+    // tuning knob.
     bool warp_ptx = gpu_schedule && dev.info.vendor.find ("NVIDIA") != std::string::npos;
     if (const char *c = std::getenv ("GPUDETECT_WARP_PTX"))
       warp_ptx = gpu_schedule && std::atoi (c) != 0;
     if (warp_ptx)
       opts += " -D WARP_PTX";
+    // cascade_list keeps a stage's survivors in order by groups of 32 lanes
+    // (H100, 1080p: `later` 0.273 to 0.261 ms for LBP-improved, 1.004 to 0.951
+    // ms for haar-frontalface-default).  GPUDETECT_LIST_ORDERED=0|1: tuning knob.
     if (const char *c = std::getenv ("GPUDETECT_LIST_ORDERED"))
       opts += std::string (" -D LIST_ORDERED=") + (std::atoi (c) != 0 ? "1" : "0");
     // Extra OpenCL build options (developers: e.g. -cl-nv-verbose; the tests use
@@ -274,9 +279,13 @@ struct Detector::Impl {
     list_groups = static_cast<size_t> (std::max<cl_uint> (dev.info.compute_units, 1)) * groups_per_cu;
     // The first stages as generated code.  GPUs: cascade_first runs the first
     // of them over every window passing stage 0, gathered WGF at a time
-    // (GPUDETECT_FIRST_STAGES; default 2 for Haar, 1 for LBP: on an H100 at
-    // 1080p, stage 1 there made alt2 11 % faster and LBP-improved 5 % slower,
-    // docs/benchmarks.md); cascade_list reads the later stages from memory.
+    // (GPUDETECT_FIRST_STAGES; default 2, but 1 for LBP where the scans go
+    // through local memory: on an H100 at 1080p, stage 1 there made alt2 11 %
+    // faster and LBP-improved 5 % slower with those scans, and LBP-improved
+    // 2-3 % faster with the warp votes; a third stage took haar-frontalface-
+    // default's 1080p-crowd from 1.40 to 1.35 ms but alt2's from 1.31 to
+    // 1.53 ms, docs/benchmarks.md); cascade_list reads the later stages from
+    // memory.
     // GPUDETECT_LIST_SPEC_TREES=N generates the stages within N trees, which
     // cascade_list then runs as code where one lane takes a window: on an H100
     // that made both kernels slower for all three face models (LBP-improved
@@ -289,7 +298,7 @@ struct Detector::Impl {
     // knobs).
     int spec_trees = haar ? 256 : 1, first = -1;
     if (gpu_schedule) {
-      first = haar ? 2 : 1;
+      first = haar || warp_ptx ? 2 : 1;
       if (const char *c = std::getenv ("GPUDETECT_FIRST_STAGES"); c && std::atoi (c) > 0)
         first = std::atoi (c);
       int first_trees = 0;
@@ -331,7 +340,8 @@ struct Detector::Impl {
                          kernels::cascade_eval_source + "\n" + gen.source + "\n" + vec.source + "\n" +
                          kernels::cascade_source;
     uint64_t hash = kernels::warp_hash;
-    for (uint64_t h : {kernels::pyramid_hash, kernels::cascade_types_hash, kernels::cascade_eval_hash, kernels::cascade_hash})
+    for (uint64_t h :
+         {kernels::pyramid_hash, kernels::cascade_types_hash, kernels::cascade_eval_hash, kernels::cascade_hash})
       hash = cl::fnv1a (&h, sizeof h, hash);
     hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
     hash = cl::fnv1a (vec.source.data (), vec.source.size (), hash);
