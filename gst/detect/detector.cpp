@@ -259,7 +259,9 @@ struct Detector::Impl {
     // (kernels/warp.cl; H100, 1080p: `first` 0.152 to 0.141 ms for LBP-improved,
     // 0.219 to 0.188 ms for haar-frontalface-default).  GPUDETECT_WARP_PTX=0|1:
     // tuning knob.
-    bool warp_ptx = gpu_schedule && dev.info.vendor.find ("NVIDIA") != std::string::npos;
+    // (NVIDIA's own OpenCL platform: another implementation on an NVIDIA GPU
+    // need not take PTX, and a build that fails with it is retried without.)
+    bool warp_ptx = gpu_schedule && dev.info.platform_name.find ("NVIDIA") != std::string::npos;
     if (const char *c = std::getenv ("GPUDETECT_WARP_PTX"))
       warp_ptx = gpu_schedule && std::atoi (c) != 0;
     if (warp_ptx)
@@ -345,8 +347,14 @@ struct Detector::Impl {
       hash = cl::fnv1a (&h, sizeof h, hash);
     hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
     hash = cl::fnv1a (vec.source.data (), vec.source.size (), hash);
-    if (cl::Error e = cl::build_program (dev, source, hash, opts, &program, &from_cache))
-      return e;
+    cl::Error built = cl::build_program (dev, source, hash, opts, &program, &from_cache);
+    if (built && warp_ptx) {
+      const std::string flag = " -D WARP_PTX";
+      opts.erase (opts.find (flag), flag.size ());
+      built = cl::build_program (dev, source, hash, opts, &program, &from_cache);
+    }
+    if (built)
+      return built;
     std::vector<std::pair<cl::Kernel *, const char *>> ks = {
         {&k_rows, gpu_schedule ? "pyramid_rows" : "pyramid_rows_seq"},
         {&k_cols, gpu_schedule ? "integral_cols_blocked" : "integral_cols_rows"},
