@@ -48,48 +48,43 @@ inline uint luma (__global const uchar *p, int bpp, int4 rgb)
   return ((uint) p[rgb.x] * 4899u + (uint) p[rgb.y] * 9617u + (uint) p[rgb.z] * 1868u + 8192u) >> 14;
 }
 
-/* OpenCV's bit-exact bilinear sample of one level pixel: xe, ye are the
- * table entries (source index << 9 | weight of the next pixel in 1/256), sy
- * the source row.  GPU schedule: each source pixel's address computed where
+/* OpenCV's bit-exact bilinear sample of one level pixel, the body of both
+ * functions below: xe, ye are the table entries (source index << 9 | weight
+ * of the next pixel in 1/256); AT (dx, dy): the luma of source pixel
+ * (sx + dx, sy + dy), read only where its weight is not 0. */
+#define BILINEAR(AT)                             \
+  const int sx = xe >> 9;                        \
+  const uint cx1 = xe & 511, cx0 = 256u - cx1;   \
+  uint h0 = AT (0, 0) * cx0;                     \
+  if (cx1)                                       \
+    h0 += AT (1, 0) * cx1;                       \
+  uint h1 = 0;                                   \
+  if (cy1) {                                     \
+    h1 = AT (0, 1) * cx0;                        \
+    if (cx1)                                     \
+      h1 += AT (1, 1) * cx1;                     \
+  }                                              \
+  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+
+/* GPU schedule: sy the source row, each source pixel's address computed where
  * it is read (with the rows' pointers kept per row instead, pyramid_rows took
  * longer on an H100: 0.081 to 0.089 ms for LBP at 1080p, docs/benchmarks.md). */
 inline uint resample (__global const uchar *src, int src_stride, int bpp, int4 rgb, int xe, int sy, uint cy0,
                       uint cy1)
 {
-#define SRC(x, y) luma (src + (size_t) (y) * src_stride + (size_t) (x) * bpp, bpp, rgb)
-  const int sx = xe >> 9;
-  const uint cx1 = xe & 511, cx0 = 256u - cx1;
-  uint h0 = SRC (sx, sy) * cx0;
-  if (cx1)
-    h0 += SRC (sx + 1, sy) * cx1;
-  uint h1 = 0;
-  if (cy1) {
-    h1 = SRC (sx, sy + 1) * cx0;
-    if (cx1)
-      h1 += SRC (sx + 1, sy + 1) * cx1;
-  }
-  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
-#undef SRC
+#define AT(dx, dy) luma (src + (size_t) (sy + (dy)) * src_stride + (size_t) (sx + (dx)) * bpp, bpp, rgb)
+  BILINEAR (AT)
+#undef AT
 }
 
-/* The same from the source rows' pointers, r1 the row below r0 (read where
- * cy1 != 0): CPU schedule (on PoCL, 2 cores: the pyramid at 640x480 3.6 to
- * 2.6 ms). */
+/* CPU schedule: from the source rows' pointers, r1 the row below r0 (on PoCL,
+ * 2 cores: the pyramid at 640x480 3.6 to 2.6 ms). */
 inline uint resample_rows (__global const uchar *r0, __global const uchar *r1, int bpp, int4 rgb, int xe, uint cy0,
                            uint cy1)
 {
-  const int sx = xe >> 9;
-  const uint cx1 = xe & 511, cx0 = 256u - cx1;
-  uint h0 = luma (r0 + sx * bpp, bpp, rgb) * cx0;
-  if (cx1)
-    h0 += luma (r0 + (sx + 1) * bpp, bpp, rgb) * cx1;
-  uint h1 = 0;
-  if (cy1) {
-    h1 = luma (r1 + sx * bpp, bpp, rgb) * cx0;
-    if (cx1)
-      h1 += luma (r1 + (sx + 1) * bpp, bpp, rgb) * cx1;
-  }
-  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+#define AT(dx, dy) luma (((dy) ? r1 : r0) + (sx + (dx)) * bpp, bpp, rgb)
+  BILINEAR (AT)
+#undef AT
 }
 
 /* SQ (statement): only where there are squared sums (HAVE_SQSUM). */
