@@ -77,6 +77,28 @@ inline uint resample (__global const uchar *src, int src_stride, int bpp, int4 r
 #undef AT
 }
 
+/* development options: EXP_RS (one byte per source pixel) and EXP_RS2 (any),
+ * the neighbours read from the rows' pointers, clamped instead of skipped */
+inline uint resample_grey (__global const uchar *r0, __global const uchar *r1, int xmax, int xe, uint cy0, uint cy1)
+{
+  const int sx = xe >> 9, sx1 = min (sx + 1, xmax);
+  const int cx1 = xe & 511;
+  const int a = r0[sx], b = r0[sx1], c = r1[sx], d = r1[sx1];
+  const uint h0 = (uint) ((a << 8) + (b - a) * cx1), h1 = (uint) ((c << 8) + (d - c) * cx1);
+  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+}
+
+inline uint resample_any (__global const uchar *r0, __global const uchar *r1, int xmax, int bpp, int4 rgb, int xe,
+                          uint cy0, uint cy1)
+{
+  const int sx = xe >> 9, sx1 = min (sx + 1, xmax);
+  const int cx1 = xe & 511;
+  const int a = luma (r0 + sx * bpp, bpp, rgb), b = luma (r0 + sx1 * bpp, bpp, rgb);
+  const int c = luma (r1 + sx * bpp, bpp, rgb), d = luma (r1 + sx1 * bpp, bpp, rgb);
+  const uint h0 = (uint) ((a << 8) + (b - a) * cx1), h1 = (uint) ((c << 8) + (d - c) * cx1);
+  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
+}
+
 /* CPU schedule: from the source rows' pointers, r1 the row below r0 (on PoCL,
  * 2 cores: the pyramid at 640x480 3.6 to 2.6 ms). */
 inline uint resample_rows (__global const uchar *r0, __global const uchar *r1, int bpp, int4 rgb, int xe, uint cy0,
@@ -184,6 +206,21 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   }
   __global const int *xt = xtab + xfirst[li];
   uint carry_s = 0, carry_q = 0;
+#ifdef EXP_RS
+  /* one byte per source pixel: the rows' pointers, the right neighbour
+   * clamped instead of skipped where its weight is 0 (its product is 0) */
+  __global const uchar *r0 = src + (size_t) sy * src_stride;
+  __global const uchar *r1 = cy1 ? r0 + src_stride : r0;
+  const int xmax = src_stride - 1;
+#define RESAMPLE(xe) resample_grey (r0, r1, xmax, (xe), cy0, cy1)
+#elif defined(EXP_RS2)
+  __global const uchar *r0 = src + (size_t) sy * src_stride;
+  __global const uchar *r1 = cy1 ? r0 + src_stride : r0;
+  const int xmax = src_stride / src_bpp - 1;
+#define RESAMPLE(xe) resample_any (r0, r1, xmax, src_bpp, rgb, (xe), cy0, cy1)
+#else
+#define RESAMPLE(xe) resample (src, src_stride, src_bpp, rgb, (xe), sy, cy0, cy1)
+#endif
 #if ROWS_STAGED
   /* A pass covers lanes * RK pixels of each row: the lanes resample them
    * side by side (coalesced loads), each lane then sums a run of RK of them
@@ -198,7 +235,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       const int x = x0 + k * lanes + lane;
       uint p = 0;
       if (live && x < w)
-        p = resample (src, src_stride, src_bpp, rgb, xt[x], sy, cy0, cy1);
+        p = RESAMPLE (xt[x]);
       lp[LPAD (run0 + k * lanes + lane)] = p;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
@@ -250,7 +287,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       const int x = xb + k;
       uint p = 0;
       if (live && x < w) {
-        p = resample (src, src_stride, src_bpp, rgb, xt[x], sy, cy0, cy1);
+        p = RESAMPLE (xt[x]);
       }
       as += p;
       aq += p * p;
@@ -337,7 +374,9 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
  * column take 4 rows each per step, a local scan joins them. */
 #define CB 32
 #define CL 8
+#ifndef CR
 #define CR 4
+#endif
 __kernel __attribute__ ((reqd_work_group_size (CB * CL, 1, 1))) void
 integral_cols_blocked (__global const int8 *levels, __global const int *colblock_map, __global sum_t *sum,
                        __global uint *sqsum, int stride)
