@@ -48,10 +48,10 @@ inline uint luma (__global const uchar *p, int bpp, int4 rgb)
   return ((uint) p[rgb.x] * 4899u + (uint) p[rgb.y] * 9617u + (uint) p[rgb.z] * 1868u + 8192u) >> 14;
 }
 
-/* OpenCV's bit-exact bilinear sample of one level pixel, the body of both
- * functions below: xe, ye are the table entries (source index << 9 | weight
- * of the next pixel in 1/256); AT (dx, dy): the luma of source pixel
- * (sx + dx, sy + dy), read only where its weight is not 0. */
+/* OpenCV's bit-exact bilinear sample of one level pixel (CPU schedule): xe,
+ * ye are the table entries (source index << 9 | weight of the next pixel in
+ * 1/256); AT (dx, dy): the luma of source pixel (sx + dx, sy + dy), read only
+ * where its weight is not 0. */
 #define BILINEAR(AT)                             \
   const int sx = xe >> 9;                        \
   const uint cx1 = xe & 511, cx0 = 256u - cx1;   \
@@ -66,39 +66,6 @@ inline uint luma (__global const uchar *p, int bpp, int4 rgb)
   }                                              \
   return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
 
-/* GPU schedule: sy the source row, each source pixel's address computed where
- * it is read (with the rows' pointers kept per row instead, pyramid_rows took
- * longer on an H100: 0.081 to 0.089 ms for LBP at 1080p, docs/benchmarks.md). */
-inline uint resample (__global const uchar *src, int src_stride, int bpp, int4 rgb, int xe, int sy, uint cy0,
-                      uint cy1)
-{
-#define AT(dx, dy) luma (src + (size_t) (sy + (dy)) * src_stride + (size_t) (sx + (dx)) * bpp, bpp, rgb)
-  BILINEAR (AT)
-#undef AT
-}
-
-/* development options: EXP_RS (one byte per source pixel) and EXP_RS2 (any),
- * the neighbours read from the rows' pointers, clamped instead of skipped */
-inline uint resample_grey (__global const uchar *r0, __global const uchar *r1, int xmax, int xe, uint cy0, uint cy1)
-{
-  const int sx = xe >> 9, sx1 = min (sx + 1, xmax);
-  const int cx1 = xe & 511;
-  const int a = r0[sx], b = r0[sx1], c = r1[sx], d = r1[sx1];
-  const uint h0 = (uint) ((a << 8) + (b - a) * cx1), h1 = (uint) ((c << 8) + (d - c) * cx1);
-  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
-}
-
-inline uint resample_any (__global const uchar *r0, __global const uchar *r1, int xmax, int bpp, int4 rgb, int xe,
-                          uint cy0, uint cy1)
-{
-  const int sx = xe >> 9, sx1 = min (sx + 1, xmax);
-  const int cx1 = xe & 511;
-  const int a = luma (r0 + sx * bpp, bpp, rgb), b = luma (r0 + sx1 * bpp, bpp, rgb);
-  const int c = luma (r1 + sx * bpp, bpp, rgb), d = luma (r1 + sx1 * bpp, bpp, rgb);
-  const uint h0 = (uint) ((a << 8) + (b - a) * cx1), h1 = (uint) ((c << 8) + (d - c) * cx1);
-  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
-}
-
 /* CPU schedule: from the source rows' pointers, r1 the row below r0 (on PoCL,
  * 2 cores: the pyramid at 640x480 3.6 to 2.6 ms). */
 inline uint resample_rows (__global const uchar *r0, __global const uchar *r1, int bpp, int4 rgb, int xe, uint cy0,
@@ -107,6 +74,25 @@ inline uint resample_rows (__global const uchar *r0, __global const uchar *r1, i
 #define AT(dx, dy) luma (((dy) ? r1 : r0) + (sx + (dx)) * bpp, bpp, rgb)
   BILINEAR (AT)
 #undef AT
+}
+
+/* The same sample on the GPU schedule, from source rows r0 and r1 (the row
+ * below; r0 again where its weight cy1 is 0); xmax: the last source column.
+ * Every neighbour is read (the right one clamped to the row) and one of weight
+ * 0 adds 0, so there is no branch; a * (256 - c) + b * c is written (a << 8) +
+ * (b - a) * c, the same integer.  On an H100 this took the pyramid of
+ * LBP-improved at 1080p from 0.080 to 0.071 ms; on PoCL (2 cores) the CPU
+ * schedule's pyramid went the other way, 2.9 to 3.2-3.4 ms at 640x480, so
+ * that keeps BILINEAR (docs/benchmarks.md). */
+inline uint resample (__global const uchar *r0, __global const uchar *r1, int xmax, int bpp, int4 rgb, int xe,
+                      uint cy0, uint cy1)
+{
+  const int sx = xe >> 9, sx1 = min (sx + 1, xmax);
+  const int cx1 = xe & 511;
+  const int a = luma (r0 + sx * bpp, bpp, rgb), b = luma (r0 + sx1 * bpp, bpp, rgb);
+  const int c = luma (r1 + sx * bpp, bpp, rgb), d = luma (r1 + sx1 * bpp, bpp, rgb);
+  const uint h0 = (uint) ((a << 8) + (b - a) * cx1), h1 = (uint) ((c << 8) + (d - c) * cx1);
+  return (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
 }
 
 /* SQ (statement): only where there are squared sums (HAVE_SQSUM). */
@@ -206,21 +192,10 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   }
   __global const int *xt = xtab + xfirst[li];
   uint carry_s = 0, carry_q = 0;
-#ifdef EXP_RS
-  /* one byte per source pixel: the rows' pointers, the right neighbour
-   * clamped instead of skipped where its weight is 0 (its product is 0) */
-  __global const uchar *r0 = src + (size_t) sy * src_stride;
-  __global const uchar *r1 = cy1 ? r0 + src_stride : r0;
-  const int xmax = src_stride - 1;
-#define RESAMPLE(xe) resample_grey (r0, r1, xmax, (xe), cy0, cy1)
-#elif defined(EXP_RS2)
+  /* the source rows: r1 the row below, r0 again where its weight is 0 */
   __global const uchar *r0 = src + (size_t) sy * src_stride;
   __global const uchar *r1 = cy1 ? r0 + src_stride : r0;
   const int xmax = src_stride / src_bpp - 1;
-#define RESAMPLE(xe) resample_any (r0, r1, xmax, src_bpp, rgb, (xe), cy0, cy1)
-#else
-#define RESAMPLE(xe) resample (src, src_stride, src_bpp, rgb, (xe), sy, cy0, cy1)
-#endif
 #if ROWS_STAGED
   /* A pass covers lanes * RK pixels of each row: the lanes resample them
    * side by side (coalesced loads), each lane then sums a run of RK of them
@@ -235,7 +210,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       const int x = x0 + k * lanes + lane;
       uint p = 0;
       if (live && x < w)
-        p = RESAMPLE (xt[x]);
+        p = resample (r0, r1, xmax, src_bpp, rgb, xt[x], cy0, cy1);
       lp[LPAD (run0 + k * lanes + lane)] = p;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
@@ -287,7 +262,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       const int x = xb + k;
       uint p = 0;
       if (live && x < w) {
-        p = RESAMPLE (xt[x]);
+        p = resample (r0, r1, xmax, src_bpp, rgb, xt[x], cy0, cy1);
       }
       as += p;
       aq += p * p;
@@ -371,11 +346,20 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
 
 /* GPU schedule of the column pass: one work-group per block of 32 integral
  * columns of a level (colblock_map: level | block << 10); 8 lanes of each
- * column take 4 rows each per step, a local scan joins them. */
+ * column take CR rows each per step, a local scan joins them.  The work-groups
+ * of a frame run in one wave, so the tallest level's steps, each waiting for
+ * its loads, make the kernel's time: on an H100 at 1080p, 16 rows per lane
+ * (8 with squared sums) instead of 4 took it from 0.031 to 0.019 ms for
+ * LBP-improved and from 0.084 to 0.074 ms for Haar default
+ * (docs/benchmarks.md). */
 #define CB 32
 #define CL 8
 #ifndef CR
-#define CR 4
+#ifdef HAVE_SQSUM
+#define CR 8
+#else
+#define CR 16
+#endif
 #endif
 __kernel __attribute__ ((reqd_work_group_size (CB * CL, 1, 1))) void
 integral_cols_blocked (__global const int8 *levels, __global const int *colblock_map, __global sum_t *sum,
