@@ -100,12 +100,15 @@ inline int node_left (__global const sum_t *sum, __global const uint *tilted, in
 #define PROW(j) ((j) == 0 ? p0 : (j) == 1 ? p1 : (j) == 2 ? p2 : p3)
 #define G(i, j) ((int) PROW (j)[(i) * r.z])
 #endif
-#define B(i, j) LBP_BLOCK (G (i, j) - G ((i) + 1, j) - G (i, (j) + 1) + G ((i) + 1, (j) + 1))
+/* a block from the differences along its two rows, each shared with a neighbour */
+#define D(i, j) (G (i, j) - G ((i) + 1, j))
+#define B(i, j) LBP_BLOCK (D (i, j) - D (i, (j) + 1))
   const blk_t c = B (1, 1);
   const int code = (B (0, 0) >= c ? 128 : 0) | (B (1, 0) >= c ? 64 : 0) | (B (2, 0) >= c ? 32 : 0) |
                    (B (2, 1) >= c ? 16 : 0) | (B (2, 2) >= c ? 8 : 0) | (B (1, 2) >= c ? 4 : 0) |
                    (B (0, 2) >= c ? 2 : 0) | (B (0, 1) >= c ? 1 : 0);
 #undef B
+#undef D
 #undef G
 #undef PROW
   return (subsets[si * 8 + (code >> 5)] >> (code & 31)) & 1;

@@ -42,17 +42,14 @@ public:
     std::ostringstream o;
     if (m_.feature_type == CascadeModel::FeatureType::Lbp) {
       const CascadeModel::LbpFeature &f = m_.lbp_features[n.feature];
-      // the 4x4 grid of integral points, g(i, j) at (x + i w, y + j h)
+      // the 4x4 grid of integral points, g(i, j) at (x + i w, y + j h); lbp_bit
+      // takes the differences along each row, g(i, j) - g(i + 1, j), from which
+      // it makes the 9 blocks (each block shares its two with a neighbour)
       auto g = [&] (int i, int j) { return "(int) sum[" + ofs (f.x + i * f.w, f.y + j * f.h) + "]"; };
-      auto block = [&] (int i, int j) {
-        return "LBP_BLOCK (" + g (i, j) + " - " + g (i + 1, j) + " - " + g (i, j + 1) + " + " + g (i + 1, j + 1) +
-               ")";
-      };
-      o << "lbp_bit (" << block (1, 1);
-      // OpenCV's bit order: clockwise from the top-left block
-      const int order[8][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {1, 2}, {0, 2}, {0, 1}};
-      for (const auto &b : order)
-        o << ", " << block (b[0], b[1]);
+      o << "lbp_bit (";
+      for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 3; i++)
+          o << (i || j ? ", " : "") << g (i, j) << " - " << g (i + 1, j);
       for (int k = 0; k < 8; k++)
         o << ", 0x" << hex (n.subset[k]) << "u";
       o << ")";
@@ -253,14 +250,20 @@ GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first
   o << "#define GEN_STAGES " << g.stages << "\n#define SPEC_STAGES " << first << "\n";
   if (m.feature_type == CascadeModel::FeatureType::Lbp) {
     // The code's bit in the node's 256-bit category set.
-    o << "inline int lbp_bit (blk_t c, blk_t b0, blk_t b1, blk_t b2, blk_t b3, blk_t b4, blk_t b5, blk_t b6, "
-         "blk_t b7, uint s0, uint s1, uint s2, uint s3, uint s4, uint s5, uint s6, uint s7)\n{\n"
-         "  const int code = (b0 >= c ? 128 : 0) | (b1 >= c ? 64 : 0) | (b2 >= c ? 32 : 0) | (b3 >= c ? 16 : 0) |\n"
-         "                   (b4 >= c ? 8 : 0) | (b5 >= c ? 4 : 0) | (b6 >= c ? 2 : 0) | (b7 >= c ? 1 : 0);\n"
-         "  const int k = code >> 5;\n"
-         "  const uint word = k < 4 ? (k < 2 ? (k ? s1 : s0) : (k == 2 ? s2 : s3))\n"
-         "                          : (k < 6 ? (k == 4 ? s4 : s5) : (k == 6 ? s6 : s7));\n"
-         "  return (word >> (code & 31)) & 1;\n}\n";
+    // The code's bit in the node's 256-bit category set, from the integral's
+    // differences along the grid's rows (dIJ: column I, row J).  The blocks
+    // clockwise from the top-left give the code's bits 7..0 (OpenCV's order):
+    // the first three choose the set's word, the other five the bit in it,
+    // each selected on its comparison rather than through the code's value.
+    o << "inline int lbp_bit (int d00, int d10, int d20, int d01, int d11, int d21, int d02, int d12, int d22, "
+         "int d03, int d13, int d23, uint s0, uint s1, uint s2, uint s3, uint s4, uint s5, uint s6, uint s7)\n{\n"
+         "  const blk_t c = LBP_BLOCK (d11 - d12);\n"
+         "  const bool t7 = LBP_BLOCK (d00 - d01) >= c, t6 = LBP_BLOCK (d10 - d11) >= c, t5 = LBP_BLOCK (d20 - d21) >= c;\n"
+         "  const uint word = t7 ? (t6 ? (t5 ? s7 : s6) : (t5 ? s5 : s4)) : (t6 ? (t5 ? s3 : s2) : (t5 ? s1 : s0));\n"
+         "  const uint bit = (LBP_BLOCK (d21 - d22) >= c ? 16u : 0u) | (LBP_BLOCK (d22 - d23) >= c ? 8u : 0u) |\n"
+         "                   (LBP_BLOCK (d12 - d13) >= c ? 4u : 0u) | (LBP_BLOCK (d02 - d03) >= c ? 2u : 0u) |\n"
+         "                   (LBP_BLOCK (d01 - d02) >= c ? 1u : 0u);\n"
+         "  return (word >> bit) & 1;\n}\n";
   }
   for (int si = 0; si < g.stages; si++) {
     const CascadeModel::Stage &st = m.stages[si];
