@@ -121,11 +121,10 @@ inline void seg_scan2 (__local uint *ls, __local uint *lq, int lid, int lane, in
 }
 
 /* Resampled rows of every level, a work-group at a time: the row-map entry
- * names the level (bits 0-9), the first row (bits 10-26), log2 of the lanes
- * per row (bits 27-30) and whether the level is the frame itself (bit 31:
- * its pixels are copied).  A row of w pixels takes the smallest power of two
- * of lanes, at least 8, that holds w / RK pixels, up to WG, so a work-group
- * resamples WG / lanes consecutive rows of a narrow level at once.
+ * names the level (bits 0-9), the first row (bits 10-26) and log2 of the
+ * lanes per row (bits 27-30): a row of w pixels takes the smallest power of
+ * two of lanes, at least 8, that holds w / RK pixels, up to WG, so a
+ * work-group resamples WG / lanes consecutive rows of a narrow level at once.
  * Each row is resampled and a segmented prefix sum over its lanes writes the
  * row-prefix sums into the integral buffers (the column pass completes them).
  * Row 0 and column 0 of each level's integral are written as zeros.
@@ -154,7 +153,6 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   }
   const int m = row_map[g];
   const int li = m & 1023;
-  const bool same = m < 0; /* bit 31: the level is the frame, its pixels are copied */
 #if defined(HAVE_SQSUM) && !ROWS_STAGED
   /* one row per work-group (the map says so too): with squared sums, a
    * pixel per lane and pass, rows packed together measured slower */
@@ -212,7 +210,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       const int x = x0 + k * lanes + lane;
       uint p = 0;
       if (live && x < w)
-        p = same ? luma (r0 + x * src_bpp, src_bpp, rgb) : resample (r0, r1, xmax, src_bpp, rgb, xt[x], cy0, cy1);
+        p = resample (r0, r1, xmax, src_bpp, rgb, xt[x], cy0, cy1);
       lp[LPAD (run0 + k * lanes + lane)] = p;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
@@ -263,8 +261,9 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     for (int k = 0; k < RK; k++) {
       const int x = xb + k;
       uint p = 0;
-      if (live && x < w)
-        p = same ? luma (r0 + x * src_bpp, src_bpp, rgb) : resample (r0, r1, xmax, src_bpp, rgb, xt[x], cy0, cy1);
+      if (live && x < w) {
+        p = resample (r0, r1, xmax, src_bpp, rgb, xt[x], cy0, cy1);
+      }
       as += p;
       aq += p * p;
       ts[k] = as;

@@ -468,16 +468,8 @@ struct Detector::Impl {
       int sh = 3;
       while ((1 << sh) < static_cast<int> (rows_wg) && ((1 << sh) * rows_rk < l.width || !rows_packed))
         sh++;
-      // bit 31: the level is the frame itself (both tables sample each pixel
-      // at its own place), its rows are copied rather than resampled
-      bool same = true;
-      for (int x = 0; same && x < l.width; x++)
-        same = g->xtab[g->xtab_first[li] + x] == x << 9;
-      for (int y = 0; same && y < l.height; y++)
-        same = g->ytab[g->ytab_first[li] + y] == y << 9;
-      const uint32_t copy = same ? 1u << 31 : 0u;
       for (int y = 0; y < l.height; y += static_cast<int> (rows_wg) >> sh)
-        rowgroups.push_back (static_cast<int32_t> (copy | static_cast<uint32_t> (lv | (y << 10) | (sh << 27))));
+        rowgroups.push_back (lv | (y << 10) | (sh << 27));
       for (int b = 0; b * 32 <= l.width; b++)
         colblocks.push_back (lv | (b << 10));
       // A segment is one row of windows, or as many rows as hold seg_windows.
