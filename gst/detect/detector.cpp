@@ -753,9 +753,11 @@ struct Detector::Impl {
     uint32_t n = s.result_ptr[0];
     out->truncated = n > static_cast<uint32_t> (cfg.hit_capacity);
     n = std::min<uint32_t> (n, cfg.hit_capacity);
-    std::vector<uint32_t> idx (s.result_ptr + 1, s.result_ptr + 1 + n);
+    std::vector<uint32_t> idx (n);
+    std::memcpy (idx.data (), s.result_ptr + 1, n * sizeof (uint32_t)); // one pass over the mapped memory
     std::sort (idx.begin (), idx.end ());
     out->hits.clear ();
+    out->hits.reserve (n);
     for (uint32_t gid : idx) {
       auto it = std::upper_bound (g.levels.begin (), g.levels.end (), static_cast<int> (gid),
                                   [] (int v, const PyramidLevel &l) { return v < l.first_window; });
@@ -874,10 +876,12 @@ std::string Detector::collect (int ticket, FrameResult *out) {
   const auto t0 = std::chrono::steady_clock::now ();
   cl_int st = clWaitForEvents (1, &e);
   m.host_times.wait_us += std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
-  cl_int exec = CL_COMPLETE;
-  clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, nullptr);
-  if (st != CL_SUCCESS || exec < 0)
-    return std::string ("device work failed: ") + cl::status_to_string (st != CL_SUCCESS ? st : exec);
+  if (st != CL_SUCCESS) {
+    // the command's own status says what failed, where the driver reports it
+    cl_int exec = CL_COMPLETE;
+    clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, nullptr);
+    return std::string ("device work failed: ") + cl::status_to_string (exec < 0 ? exec : st);
+  }
   *out = FrameResult ();
   if (m.cfg.profile)
     m.times (s, &out->times);
