@@ -145,7 +145,7 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
 #endif
 #endif
   const int lid = get_local_id (0);
-  const int g = get_group_id (0) + (int) (get_global_offset (0) / WG);
+  const int g = get_group_id (0);
   if (g == 0 && lid == 0) {
     counters[0] = 0;
     counters[1] = 0;

@@ -46,8 +46,6 @@ struct Slot {
   cl::Mem result;           // pinned, mapped: [count, window indices...]
   uint32_t *result_ptr = nullptr;
   std::array<cl::Event, kCmdCount> events;
-  // with the frame uploaded in bands: each band's upload and pyramid_rows
-  std::vector<cl::Event> band_up, band_rows;
   bool busy = false;
   mutable bool seen_done = false; // its readback was seen complete (no need to ask the driver again)
   std::shared_ptr<const PyramidGeometry> geom;
@@ -123,13 +121,6 @@ struct Detector::Impl {
   // the host ~25 us a frame: worth it only when there is compute to overlap).
   cl::Queue upload_queue;
   int upload_mode = 0;
-  // With an upload queue on the GPU schedule, a frame goes up in bands of
-  // rows, and pyramid_rows runs once per band over the rows of every level
-  // that read only the bands up so far.  band_rows: the source row after
-  // each band; band_groups: pyramid_rows' work-groups of each band (row_map
-  // is sorted by band).
-  int upload_bands = 1;
-  std::vector<int> band_rows, band_groups;
 
   ~Impl () {
     if (upload_queue)
@@ -329,10 +320,6 @@ struct Detector::Impl {
     upload_mode = gpu_schedule ? 2 : 0;
     if (const char *c = std::getenv ("GPUDETECT_UPLOAD_QUEUE"))
       upload_mode = std::clamp (std::atoi (c), 0, 2);
-    // GPUDETECT_UPLOAD_BANDS=N: the frame's bands (tuning knob; 1: in one piece)
-    upload_bands = gpu_schedule && upload_mode != 0 ? 4 : 1;
-    if (const char *c = std::getenv ("GPUDETECT_UPLOAD_BANDS"); c && gpu_schedule && upload_mode != 0)
-      upload_bands = std::clamp (std::atoi (c), 1, 8);
     if (upload_mode != 0) {
       cl_int st = CL_SUCCESS;
       upload_queue.reset (
@@ -492,31 +479,6 @@ struct Detector::Impl {
       for (int iy = 0; iy < l.ny; iy++)
         wrows.push_back (lv | (iy << 10));
     }
-    const int nbands = std::clamp (upload_bands, 1, std::max (h, 1));
-    band_rows.clear ();
-    band_groups.assign (nbands, 0);
-    for (int k = 1; k <= nbands; k++)
-      band_rows.push_back (static_cast<int> ((static_cast<int64_t> (h) * k + nbands - 1) / nbands));
-    if (gpu_schedule && nbands > 1) {
-      std::vector<std::vector<int32_t>> by_band (nbands);
-      for (int32_t m : rowgroups) {
-        const int li = m & 1023, y0 = (m >> 10) & 0x1ffff, sh = (m >> 27) & 15;
-        const int last = std::min (y0 + (static_cast<int> (rows_wg) >> sh), g->levels[li].height) - 1;
-        const int32_t ye = g->ytab[g->ytab_first[li] + last];
-        const int need = (ye >> 9) + ((ye & 511) ? 1 : 0); // the last source row it reads
-        int k = 0;
-        while (need >= band_rows[k])
-          k++;
-        by_band[k].push_back (m);
-      }
-      rowgroups.clear ();
-      for (int k = 0; k < nbands; k++) {
-        band_groups[k] = static_cast<int> (by_band[k].size ());
-        rowgroups.insert (rowgroups.end (), by_band[k].begin (), by_band[k].end ());
-      }
-    } else {
-      band_groups[0] = static_cast<int> (rowgroups.size ());
-    }
     ncolblocks = static_cast<int> (colblocks.size ());
     nrowgroups = static_cast<int> (rowgroups.size ());
     nsegs = static_cast<int> (segs.size ());
@@ -613,46 +575,9 @@ struct Detector::Impl {
 
   // Enqueues a kernel on the compute queue, after `wait` when given.
   cl::Error launch (cl_kernel k, size_t global, size_t local, Slot &s, Cmd c, cl_event wait = nullptr) {
-    return launch_at (k, 0, global, local, cfg.profile ? s.events[c].out () : nullptr, wait);
-  }
-
-  cl::Error launch_at (cl_kernel k, size_t offset, size_t global, size_t local, cl_event *ev, cl_event wait) {
-    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (dev.queue.get (), k, 1, offset ? &offset : nullptr, &global,
-                                              local ? &local : nullptr, wait ? 1 : 0, wait ? &wait : nullptr, ev));
-    return {};
-  }
-
-  cl::Error upload_rows (const Frame &f, Slot &s, cl_command_queue q, const cl::Mem &dsrc, int y0, int y1,
-                         cl_event *ev) {
-    const size_t row = static_cast<size_t> (f.width) * bytes_per_pixel (f.format);
-    const size_t n = static_cast<size_t> (y1 - y0);
-    if (cfg.direct_upload) {
-      if (static_cast<size_t> (f.stride) == row) {
-        GPUDETECT_CL_TRY (clEnqueueWriteBuffer (q, dsrc.get (), CL_FALSE, y0 * row, n * row,
-                                                f.data + static_cast<size_t> (y0) * row, 0, nullptr, ev));
-      } else {
-        const size_t origin[3] = {0, static_cast<size_t> (y0), 0}, region[3] = {row, n, 1};
-        GPUDETECT_CL_TRY (clEnqueueWriteBufferRect (q, dsrc.get (), CL_FALSE, origin, origin, region, row, 0,
-                                                    static_cast<size_t> (f.stride), 0, f.data, 0, nullptr, ev));
-      }
-      return {};
-    }
-    uint8_t *dst = static_cast<uint8_t *> (s.staging_ptr) + static_cast<size_t> (y0) * row;
-    const auto t0 = std::chrono::steady_clock::now ();
-    for (int y = y0; y < y1; y++, dst += row)
-      std::memcpy (dst, f.data + static_cast<size_t> (y) * f.stride, row);
-    host_times.copy_us += std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
-    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (q, dsrc.get (), CL_FALSE, y0 * row, n * row,
-                                            static_cast<uint8_t *> (s.staging_ptr) + y0 * row, 0, nullptr, ev));
-    return {};
-  }
-
-  cl::Error flush_when_done (cl_event ev) {
-    GPUDETECT_CL_TRY (clRetainCommandQueue (dev.queue.get ()));
-    if (cl_int st = clSetEventCallback (ev, CL_COMPLETE, upload_done, dev.queue.get ()); st != CL_SUCCESS) {
-      clReleaseCommandQueue (dev.queue.get ());
-      GPUDETECT_CL_TRY (st);
-    }
+    cl_event *ev = cfg.profile ? s.events[c].out () : nullptr;
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (dev.queue.get (), k, 1, nullptr, &global, local ? &local : nullptr,
+                                              wait ? 1 : 0, wait ? &wait : nullptr, ev));
     return {};
   }
 
@@ -710,53 +635,46 @@ struct Detector::Impl {
 
   cl::Error enqueue (const Frame &f, Slot &s) {
     const PyramidGeometry &g = *geom;
+    const size_t row = static_cast<size_t> (f.width) * bytes_per_pixel (f.format);
     for (cl::Event &e : s.events)
       e.reset ();
-    s.band_up.clear ();
-    s.band_rows.clear ();
     s.seen_done = false;
-    const int nlevels = static_cast<int> (g.levels.size ());
-    const int nbands = static_cast<int> (band_groups.size ());
-    const bool banded = gpu_schedule && upload_queue && nbands > 1 && nlevels > 0;
-    const bool overlap = upload_queue && (banded || upload_mode == 1 || device_busy (s));
+    // the upload on the second queue, overlapping the frame before
+    const bool overlap = upload_queue && (upload_mode == 1 || device_busy (s));
     cl_event *up = cfg.profile || overlap ? s.events[kUpload].out () : nullptr;
     cl_command_queue uq = overlap ? upload_queue.get () : dev.queue.get ();
     const cl::Mem &dsrc = upload_queue ? s.src : src;
     if (upload_queue)
       GPUDETECT_CL_TRY (cl::set_arg (k_rows.get (), 0, dsrc));
-    if (banded) {
-      s.band_up.resize (nbands);
-      s.band_rows.resize (nbands);
-      size_t group0 = 0;
-      for (int k = 0; k < nbands; k++) {
-        if (cl::Error e = upload_rows (f, s, uq, dsrc, k ? band_rows[k - 1] : 0, band_rows[k], s.band_up[k].out ()))
-          return e;
-        GPUDETECT_CL_TRY (clFlush (uq));
-        if (band_groups[k] > 0) {
-          if (cl::Error e = launch_at (k_rows.get (), group0 * rows_wg, band_groups[k] * rows_wg, rows_wg,
-                                       cfg.profile ? s.band_rows[k].out () : nullptr, s.band_up[k].get ()))
-            return e;
-          if (cl::Error e = flush_when_done (s.band_up[k].get ()))
-            return e;
-        }
-        group0 += band_groups[k];
-      }
+    if (cfg.direct_upload) {
+      // Straight from the caller's memory, which stays valid until collect().
+      const size_t origin[3] = {0, 0, 0}, region[3] = {row, static_cast<size_t> (f.height), 1};
+      if (static_cast<size_t> (f.stride) == row)
+        GPUDETECT_CL_TRY (clEnqueueWriteBuffer (uq, dsrc.get (), CL_FALSE, 0, row * f.height, f.data, 0, nullptr, up));
+      else
+        GPUDETECT_CL_TRY (clEnqueueWriteBufferRect (uq, dsrc.get (), CL_FALSE, origin, origin, region, row, 0,
+                                                    static_cast<size_t> (f.stride), 0, f.data, 0, nullptr, up));
     } else {
-      if (cl::Error e = upload_rows (f, s, uq, dsrc, 0, f.height, up))
-        return e;
+      uint8_t *dst = static_cast<uint8_t *> (s.staging_ptr);
+      const auto t0 = std::chrono::steady_clock::now ();
+      for (int y = 0; y < f.height; y++)
+        std::memcpy (dst + y * row, f.data + static_cast<size_t> (y) * f.stride, row);
+      host_times.copy_us +=
+          std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
+      GPUDETECT_CL_TRY (clEnqueueWriteBuffer (uq, dsrc.get (), CL_FALSE, 0, src_size, s.staging_ptr, 0, nullptr, up));
     }
-    const cl_event uploaded = overlap && !banded ? s.events[kUpload].get () : nullptr;
-    if (uploaded)
+    const cl_event uploaded = overlap ? s.events[kUpload].get () : nullptr;
+    if (overlap)
       GPUDETECT_CL_TRY (clFlush (uq));
+    const int nlevels = static_cast<int> (g.levels.size ());
     if (nlevels > 0) {
       const int nwin = g.total_windows;
-      if (banded) {
-        // launched with the bands above
-      } else if (gpu_schedule) {
+      if (gpu_schedule) {
         if (cl::Error e = launch (k_rows.get (), static_cast<size_t> (nrowgroups) * rows_wg, rows_wg, s, kRows, uploaded))
           return e;
-      } else if (cl::Error e = launch (k_rows.get (), round_up (g.total_rows, 16), 16, s, kRows, uploaded)) {
-        return e;
+      } else {
+        if (cl::Error e = launch (k_rows.get (), round_up (g.total_rows, 16), 16, s, kRows, uploaded))
+          return e;
       }
       if (model.has_tilted) {
         for (auto [k, c] : {std::pair (k_tilt_a.get (), kTiltA), std::pair (k_tilt_b.get (), kTiltB)})
@@ -793,9 +711,13 @@ struct Detector::Impl {
     }
     s.events[kRead].reset (done);
     GPUDETECT_CL_TRY (clFlush (dev.queue.get ()));
-    if (uploaded)
-      if (cl::Error e = flush_when_done (uploaded))
-        return e;
+    if (uploaded) {
+      GPUDETECT_CL_TRY (clRetainCommandQueue (dev.queue.get ()));
+      if (cl_int st = clSetEventCallback (uploaded, CL_COMPLETE, upload_done, dev.queue.get ()); st != CL_SUCCESS) {
+        clReleaseCommandQueue (dev.queue.get ());
+        GPUDETECT_CL_TRY (st);
+      }
+    }
     return {};
   }
 
@@ -815,16 +737,6 @@ struct Detector::Impl {
     cl_ulong first = ~0ull, last = 0;
     t->upload = event_us (s.events[kUpload], &first, &last);
     t->pyramid = event_us (s.events[kRows], &first, &last);
-    cl_ulong up_first = ~0ull, up_last = 0;
-    for (const cl::Event &e : s.band_up)
-      event_us (e, &up_first, &up_last);
-    if (up_last > up_first) {
-      t->upload = (up_last - up_first) / 1000.0;
-      first = std::min (first, up_first);
-      last = std::max (last, up_last);
-    }
-    for (const cl::Event &e : s.band_rows)
-      t->pyramid += event_us (e, &first, &last);
     t->integral = event_us (s.events[kCols], &first, &last);
     t->tilted = event_us (s.events[kTiltA], &first, &last) + event_us (s.events[kTiltB], &first, &last);
     t->first = event_us (s.events[kFirst], &first, &last);
@@ -834,8 +746,6 @@ struct Detector::Impl {
     t->launches = 0;
     for (Cmd c : {kRows, kCols, kTiltA, kTiltB, kFirst, kRest})
       t->launches += s.events[c] ? 1 : 0;
-    for (const cl::Event &e : s.band_rows)
-      t->launches += e ? 1 : 0;
   }
 
   void decode (const Slot &s, FrameResult *out) const {
