@@ -352,10 +352,8 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
  * (8 with squared sums) instead of 4 took it from 0.031 to 0.019 ms for
  * LBP-improved and from 0.084 to 0.074 ms for Haar default
  * (docs/benchmarks.md). */
-#ifndef CB
-#define CB 32 /* columns per work-group (the host's column blocks: CB, or 32 on the CPU schedule) */
-#endif
-#define CL (256 / CB)
+#define CB 32
+#define CL 8
 #ifndef CR
 #ifdef HAVE_SQSUM
 #define CR 8

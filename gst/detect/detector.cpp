@@ -93,7 +93,6 @@ struct Detector::Impl {
   bool narrow_sum = false;       // the sum plane modulo 2^16 (NARROW_SUM)
   size_t list_groups = 0;   // persistent work-groups of cascade_list
   cl::Kernel k_rows, k_cols, k_tilt_a, k_tilt_b, k_first, k_list, k_rows_cascade;
-  int cols_cb = 32;       // integral_cols_blocked: integral columns per work-group (GPU schedule)
   int seg_windows = 256;  // cascade_first: a work-group's segment is as many rows as hold this many windows
 
   // model buffers
@@ -183,12 +182,6 @@ struct Detector::Impl {
     rows_packed = !haar || rows_staged;
     std::string opts = "-cl-std=CL1.2 -D WG=" + std::to_string (rows_wg) + " -D RK=" + std::to_string (rows_rk) +
                        " -D ROWS_STAGED=" + std::to_string (rows_staged);
-    // GPUDETECT_COLS_CB=16|32|64: columns per work-group of the GPU's column pass (tuning knob)
-    cols_cb = 32;
-    if (const char *c = std::getenv ("GPUDETECT_COLS_CB"); c && gpu_schedule &&
-        (std::atoi (c) == 16 || std::atoi (c) == 32 || std::atoi (c) == 64))
-      cols_cb = std::atoi (c);
-    opts += " -D CB=" + std::to_string (cols_cb);
     opts += haar ? " -D FEATURE_HAAR -D HAVE_SQSUM" : " -D FEATURE_LBP";
     opts += " -D MAX_NODES=" + std::to_string (model.max_nodes_per_tree);
     opts += " -D WIN_W=" + std::to_string (model.window_width) + " -D WIN_H=" + std::to_string (model.window_height);
@@ -477,7 +470,7 @@ struct Detector::Impl {
         sh++;
       for (int y = 0; y < l.height; y += static_cast<int> (rows_wg) >> sh)
         rowgroups.push_back (lv | (y << 10) | (sh << 27));
-      for (int b = 0; b * cols_cb <= l.width; b++)
+      for (int b = 0; b * 32 <= l.width; b++)
         colblocks.push_back (lv | (b << 10));
       // A segment is one row of windows, or as many rows as hold seg_windows.
       const int rows_per_seg = l.nx > 0 ? std::max (1, seg_windows / l.nx) : 1;
