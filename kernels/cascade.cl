@@ -105,11 +105,11 @@ inline int wg_max_before (int v, int lid, __local int *scratch, int *all)
   const int wl = lid & 31, wi = lid >> 5;
   int m = v;
   for (int d = 1; d < 32; d <<= 1) {
-    const int u = (int) warp_up ((uint) m, d, 32);
+    const int u = (int) warp_up ((uint) m, d);
     if (wl >= d)
       m = max (m, u);
   }
-  const int below = (int) warp_up ((uint) m, 1, 32);
+  const int below = (int) warp_up ((uint) m, 1);
   if (wl == 31)
     scratch[wi] = m;
   barrier (CLK_LOCAL_MEM_FENCE);

@@ -22,12 +22,12 @@ inline uint warp_lanemask_lt (void)
   return r;
 }
 
-/* The value of the lane d below, within segments of `width` lanes (a power
- * of two up to 32); a lane with none below gets its own. */
-inline uint warp_up (uint v, int d, int width)
+/* The value of the lane d below in the warp; a lane with none below gets its
+ * own. */
+inline uint warp_up (uint v, int d)
 {
   uint r;
-  asm volatile ("shfl.sync.up.b32 %0, %1, %2, %3, 0xffffffff;" : "=r"(r) : "r"(v), "r"(d), "r"((32 - width) << 8));
+  asm volatile ("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(d));
   return r;
 }
 

@@ -249,7 +249,6 @@ GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first
   o << "/* generated from " << m.path << ": stages 0.." << g.stages - 1 << " */\n";
   o << "#define GEN_STAGES " << g.stages << "\n#define SPEC_STAGES " << first << "\n";
   if (m.feature_type == CascadeModel::FeatureType::Lbp) {
-    // The code's bit in the node's 256-bit category set.
     // The code's bit in the node's 256-bit category set, from the integral's
     // differences along the grid's rows (dIJ: column I, row J).  The blocks
     // clockwise from the top-left give the code's bits 7..0 (OpenCV's order):
