@@ -349,7 +349,24 @@ struct Detector::Impl {
       hash = cl::fnv1a (&h, sizeof h, hash);
     hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
     hash = cl::fnv1a (vec.source.data (), vec.source.size (), hash);
-    cl::Error built = cl::build_program (dev, source, hash, opts, &program, &from_cache);
+    // NVIDIA GPUs: register limits written into the PTX (the driver ignores
+    // -cl-nv-maxrregcount), so that 5 work-groups of 256 fit an SM instead of 4
+    // (H100, 1080p, docs/results/tune-ptx-regs-h100.txt): cascade_first 48 for
+    // every model (`first` 0.179-0.180 to 0.170-0.171 ms for LBP-improved,
+    // 0.175 to 0.159 ms for alt2, 0.188 to 0.184 ms for Haar default; LBP frontal
+    // face 0.141-0.142 to 0.142-0.144 ms), cascade_list 48 for Haar stump models
+    // (haar-frontalface-default `later` 0.956 to 0.928-0.930 ms; LBP's went from
+    // 0.171 to 0.192 ms and alt2's trees from 0.933 to 0.939 ms, so not theirs).
+    // GPUDETECT_PTX_REGS="kernel=N,..." (empty: none): tuning knob.
+    std::string ptx_regs;
+    if (warp_ptx) {
+      ptx_regs = "cascade_first=48";
+      if (haar && model.max_nodes_per_tree == 1)
+        ptx_regs += ",cascade_list=48";
+      if (const char *c = std::getenv ("GPUDETECT_PTX_REGS"))
+        ptx_regs = c;
+    }
+    cl::Error built = cl::build_program (dev, source, hash, opts, &program, &from_cache, ptx_regs);
     if (built && warp_ptx) {
       const std::string flag = " -D WARP_PTX";
       opts.erase (opts.find (flag), flag.size ());

@@ -250,12 +250,41 @@ static std::string build_log (const Device &dev, cl_program p) {
   return log;
 }
 
+std::string limit_ptx_registers (const std::string &ptx, const std::string &limits) {
+  std::string out = ptx;
+  size_t pos = 0;
+  while (pos < limits.size ()) {
+    size_t end = limits.find (',', pos);
+    if (end == std::string::npos)
+      end = limits.size ();
+    const std::string item = limits.substr (pos, end - pos);
+    pos = end + 1;
+    const size_t eq = item.find ('=');
+    if (eq == std::string::npos || eq == 0)
+      return {};
+    const std::string name = item.substr (0, eq);
+    const int regs = std::atoi (item.c_str () + eq + 1);
+    if (regs < 16 || regs > 255)
+      return {};
+    // `.entry NAME(` ... `)` [directives] `{`: the limit goes before the body.
+    const size_t entry = out.find (".entry " + name + "(");
+    if (entry == std::string::npos)
+      return {};
+    const size_t body = out.find ('{', entry);
+    if (body == std::string::npos)
+      return {};
+    out.insert (body, ".maxnreg " + std::to_string (regs) + "\n");
+  }
+  return out;
+}
+
 Error build_program (const Device &dev, const std::string &source, uint64_t source_hash,
-                     const std::string &options, Program *out, bool *from_cache) {
+                     const std::string &options, Program *out, bool *from_cache,
+                     const std::string &ptx_register_limits) {
   if (from_cache)
     *from_cache = false;
   std::string key = dev.info.platform_name + "|" + dev.info.name + "|" + dev.info.driver_version + "|" +
-                    dev.info.device_version + "|" + options;
+                    dev.info.device_version + "|" + options + "|" + ptx_register_limits;
   uint64_t h = fnv1a (key.data (), key.size (), source_hash);
   char name[40];
   std::snprintf (name, sizeof name, "%016llx.bin", (unsigned long long) h);
@@ -290,6 +319,33 @@ Error build_program (const Device &dev, const std::string &source, uint64_t sour
   if (st != CL_SUCCESS)
     return {"OpenCL program build failed (" + std::string (status_to_string (st)) + ") on " + dev.info.name +
             " with options '" + options + "':\n" + build_log (dev, p.get ())};
+
+  if (!ptx_register_limits.empty ()) {
+    // Rebuild from the PTX with per-kernel register limits (NVIDIA: the
+    // program's binary is PTX text, which the driver takes back as a binary).
+    size_t binsize = 0;
+    std::string ptx;
+    if (clGetProgramInfo (p.get (), CL_PROGRAM_BINARY_SIZES, sizeof binsize, &binsize, nullptr) == CL_SUCCESS &&
+        binsize > 0) {
+      ptx.resize (binsize);
+      char *ptr = ptx.data ();
+      if (clGetProgramInfo (p.get (), CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS)
+        ptx.clear ();
+    }
+    while (!ptx.empty () && ptx.back () == '\0')
+      ptx.pop_back ();
+    const std::string limited =
+        ptx.find (".entry ") != std::string::npos ? limit_ptx_registers (ptx, ptx_register_limits) : std::string ();
+    if (!limited.empty ()) {
+      const unsigned char *bp = reinterpret_cast<const unsigned char *> (limited.c_str ());
+      size_t blen = limited.size () + 1;
+      cl_int bst = CL_SUCCESS;
+      Program q (clCreateProgramWithBinary (dev.context.get (), 1, &dev.info.id, &blen, &bp, &bst, &st));
+      if (st == CL_SUCCESS && bst == CL_SUCCESS &&
+          clBuildProgram (q.get (), 1, &dev.info.id, options.c_str (), nullptr, nullptr) == CL_SUCCESS)
+        p = std::move (q);
+    }
+  }
 
   if (!path.empty ()) {
     size_t binsize = 0;

@@ -147,9 +147,18 @@ private:
 // Builds `source` with `options`; binaries are cached under
 // $GPUDETECT_CACHE_DIR or $XDG_CACHE_HOME/gpudetect (~/.cache/gpudetect),
 // keyed by device, driver, source hash and options.  `from_cache` tells
-// whether the binary came from the cache.
+// whether the binary came from the cache.  `ptx_register_limits`
+// ("kernel=N,kernel=N"), where the binary is PTX (NVIDIA), rebuilds the
+// program from its PTX with `.maxnreg N` on those kernels (the driver ignores
+// -cl-nv-maxrregcount); elsewhere, or where the PTX lacks a kernel, the
+// program stays as built.
 Error build_program (const Device &dev, const std::string &source, uint64_t source_hash,
-                     const std::string &options, Program *out, bool *from_cache = nullptr);
+                     const std::string &options, Program *out, bool *from_cache = nullptr,
+                     const std::string &ptx_register_limits = {});
+
+// `ptx` with `.maxnreg N` before the body of each kernel named in `limits`
+// ("kernel=N,..."); empty if a kernel is missing or the list is malformed.
+std::string limit_ptx_registers (const std::string &ptx, const std::string &limits);
 
 Error create_kernel (const Program &prog, const char *name, Kernel *out);
 
