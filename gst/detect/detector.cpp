@@ -43,8 +43,10 @@ struct Slot {
   cl::Mem staging;          // pinned, mapped for the life of the slot
   void *staging_ptr = nullptr;
   size_t staging_size = 0;
-  cl::Mem result;           // pinned, mapped: [count, window indices...]
+  cl::Mem hits;             // the frame's hits on the device: [count, window indices...]
+  cl::Mem result;           // pinned, mapped: the hits read back
   uint32_t *result_ptr = nullptr;
+  uint32_t read_entries = 0; // window indices read back with the frame (the rest, if any, in collect())
   std::array<cl::Event, kCmdCount> events;
   bool busy = false;
   mutable bool seen_done = false; // its readback was seen complete (no need to ask the driver again)
@@ -103,7 +105,7 @@ struct Detector::Impl {
   int frame_w = 0, frame_h = 0, frame_bpp = 0;
   bool geom_dirty = true;
   cl::Mem src, levels, xtab, ytab, xfirst, yfirst, row_map, diag_map, colblock_map, seg_map, wrow_map;
-  cl::Mem sum, sqsum, tilted, list, counters, hits, fofs;
+  cl::Mem sum, sqsum, tilted, list, counters, fofs;
   int ndiag = 0, ncolblocks = 0, nsegs = 0, nwrows = 0, nrowgroups = 0;
   size_t src_size = 0;
   bool args_bound = false;           // kernel arguments set for this geometry and args_format
@@ -121,6 +123,7 @@ struct Detector::Impl {
   // the host ~25 us a frame: worth it only when there is compute to overlap).
   cl::Queue upload_queue;
   int upload_mode = 0;
+  int read_prefix = 1023;            // hits read back with the frame (the rest in collect())
 
   ~Impl () {
     if (upload_queue)
@@ -326,6 +329,12 @@ struct Detector::Impl {
           clCreateCommandQueue (dev.context.get (), dev.info.id, cfg.profile ? CL_QUEUE_PROFILING_ENABLE : 0, &st));
       GPUDETECT_CL_TRY (st);
     }
+    // Hits read back with each frame (4 KB with the count); a frame with more
+    // reads the rest when it is collected, one more sync.
+    // GPUDETECT_READ_PREFIX=N (0: the whole capacity): tuning knob.
+    read_prefix = 1023;
+    if (const char *c = std::getenv ("GPUDETECT_READ_PREFIX"); c && std::atoi (c) >= 0)
+      read_prefix = std::atoi (c) > 0 ? std::atoi (c) : cfg.hit_capacity;
     seg_windows = 256;
     if (const char *c = std::getenv ("GPUDETECT_SEG_WINDOWS"); c && std::atoi (c) > 0)
       seg_windows = std::atoi (c); // tuning knob: windows per work-group of cascade_first
@@ -522,7 +531,6 @@ struct Detector::Impl {
     // the list: (window index, integral offset) pairs
     if (cl::Error e = buffer (&list, gpu_schedule ? static_cast<size_t> (g->total_windows) * 8 : 16)) return e;
     if (cl::Error e = buffer (&counters, 4 * sizeof (cl_uint))) return e;
-    if (cl::Error e = buffer (&hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint))) return e;
     if (cl::Error e = upload_vec (&fofs, feature_offsets (g->stride))) return e;
     geom = std::move (g);
     args_bound = false;
@@ -581,6 +589,9 @@ struct Detector::Impl {
         return e;
       s.staging_size = staging;
     }
+    if (!s.hits)
+      if (cl::Error e = buffer (&s.hits, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint)))
+        return e;
     if (!s.result_ptr) {
       void *p = nullptr;
       if (cl::Error e = map_pinned (&s.result, (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint), &p))
@@ -607,9 +618,15 @@ struct Detector::Impl {
     clReleaseCommandQueue (static_cast<cl_command_queue> (queue));
   }
 
+  // The hits buffer's argument index in the kernel that resets its count and
+  // in the one that appends to it (the order of bind_args' lists); enqueue()
+  // sets it to the frame's slot.
+  static constexpr cl_uint kRowsHitsArg = 14, kRowsSeqHitsArg = 15, kListHitsArg = 15, kRowsCascadeHitsArg = 16;
+
   // Sets every kernel's arguments: they change only with the geometry (all
-  // buffers are shared by the slots) and the pixel format.
-  cl::Error bind_args (PixelFormat format) {
+  // buffers but the frame's source and hits are shared by the slots) and the
+  // pixel format.
+  cl::Error bind_args (PixelFormat format, const cl::Mem &hits) {
     const PyramidGeometry &g = *geom;
     const int bpp = bytes_per_pixel (format);
     const cl_int stride = g.stride, src_stride = g.image_width * bpp, src_bpp = bpp;
@@ -655,6 +672,9 @@ struct Detector::Impl {
     const size_t row = static_cast<size_t> (f.width) * bytes_per_pixel (f.format);
     for (cl::Event &e : s.events)
       e.reset ();
+    GPUDETECT_CL_TRY (cl::set_arg (k_rows.get (), gpu_schedule ? kRowsHitsArg : kRowsSeqHitsArg, s.hits));
+    GPUDETECT_CL_TRY (gpu_schedule ? cl::set_arg (k_list.get (), kListHitsArg, s.hits)
+                                   : cl::set_arg (k_rows_cascade.get (), kRowsCascadeHitsArg, s.hits));
     s.seen_done = false;
     // the upload on the second queue, overlapping the frame before
     const bool overlap = upload_queue && (upload_mode == 1 || device_busy (s));
@@ -719,8 +739,11 @@ struct Detector::Impl {
     }
     cl_event done = nullptr;
     if (nlevels > 0) {
-      GPUDETECT_CL_TRY (clEnqueueReadBuffer (dev.queue.get (), hits.get (), CL_FALSE, 0,
-                                             (1 + static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint),
+      // the count and the first read_prefix hits; collect() reads the rest
+      // where there are more
+      s.read_entries = static_cast<uint32_t> (std::min (cfg.hit_capacity, read_prefix));
+      GPUDETECT_CL_TRY (clEnqueueReadBuffer (dev.queue.get (), s.hits.get (), CL_FALSE, 0,
+                                             (1 + static_cast<size_t> (s.read_entries)) * sizeof (cl_uint),
                                              s.result_ptr, 0, nullptr, &done));
     } else {
       GPUDETECT_CL_TRY (clEnqueueMarkerWithWaitList (dev.queue.get (), uploaded ? 1 : 0, uploaded ? &uploaded : nullptr,
@@ -859,7 +882,7 @@ std::string Detector::submit (const Frame &f, int *ticket) {
   if (cl::Error e = m.prepare_slot (*it, m.cfg.direct_upload ? 0 : m.src_size))
     return e.message;
   if (!m.args_bound || m.args_format != f.format)
-    if (cl::Error e = m.bind_args (f.format))
+    if (cl::Error e = m.bind_args (f.format, it->hits))
       return e.message;
   const auto t0 = std::chrono::steady_clock::now ();
   const double copy0 = m.host_times.copy_us;
@@ -898,6 +921,22 @@ std::string Detector::collect (int ticket, FrameResult *out) {
     cl_int exec = CL_COMPLETE;
     clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, nullptr);
     return std::string ("device work failed: ") + cl::status_to_string (exec < 0 ? exec : st);
+  }
+  // More hits than were read with the frame: the rest from the slot's own
+  // buffer (on the upload queue where there is one, so as not to wait for
+  // frames queued after it).
+  if (const uint32_t n = std::min<uint32_t> (s.result_ptr[0], static_cast<uint32_t> (m.cfg.hit_capacity));
+      n > s.read_entries) {
+    m.host_syncs++;
+    const auto t1 = std::chrono::steady_clock::now ();
+    cl_command_queue q = m.upload_queue ? m.upload_queue.get () : m.dev.queue.get ();
+    st = clEnqueueReadBuffer (q, s.hits.get (), CL_TRUE, (1 + static_cast<size_t> (s.read_entries)) * sizeof (cl_uint),
+                              static_cast<size_t> (n - s.read_entries) * sizeof (cl_uint),
+                              s.result_ptr + 1 + s.read_entries, 0, nullptr, nullptr);
+    m.host_times.wait_us +=
+        std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t1).count ();
+    if (st != CL_SUCCESS)
+      return std::string ("reading the hits back failed: ") + cl::status_to_string (st);
   }
   *out = FrameResult ();
   if (m.cfg.profile)
