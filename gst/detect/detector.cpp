@@ -366,12 +366,18 @@ struct Detector::Impl {
     // face 0.141-0.142 to 0.142-0.144 ms), cascade_list 48 for Haar stump models
     // (haar-frontalface-default `later` 0.956 to 0.928-0.930 ms; LBP's went from
     // 0.171 to 0.192 ms and alt2's trees from 0.933 to 0.939 ms, so not theirs).
+    // With a third stage in cascade_first, 48 registers made it slower (Haar
+    // default 0.340 to 0.626 ms), so the limit is for up to 2 stages.
     // GPUDETECT_PTX_REGS="kernel=N,..." (empty: none): tuning knob.
     std::string ptx_regs;
     if (warp_ptx) {
-      ptx_regs = "cascade_first=48";
+      std::vector<std::string> limits;
+      if (first <= 2)
+        limits.push_back ("cascade_first=48");
       if (haar && model.max_nodes_per_tree == 1)
-        ptx_regs += ",cascade_list=48";
+        limits.push_back ("cascade_list=48");
+      for (const std::string &l : limits)
+        ptx_regs += (ptx_regs.empty () ? "" : ",") + l;
       if (const char *c = std::getenv ("GPUDETECT_PTX_REGS"))
         ptx_regs = c;
     }
