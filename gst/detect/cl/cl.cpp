@@ -278,6 +278,29 @@ std::string limit_ptx_registers (const std::string &ptx, const std::string &limi
   return out;
 }
 
+// A built program's binary (empty where the implementation gives none).
+static std::vector<unsigned char> program_binary (cl_program p) {
+  size_t size = 0;
+  if (clGetProgramInfo (p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0)
+    return {};
+  std::vector<unsigned char> bin (size);
+  unsigned char *ptr = bin.data ();
+  if (clGetProgramInfo (p, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS)
+    return {};
+  return bin;
+}
+
+// A program from a binary, built with `options`; none if either step fails.
+static Program program_from_binary (const Device &dev, const unsigned char *bin, size_t len,
+                                    const std::string &options) {
+  cl_int st = CL_SUCCESS, bst = CL_SUCCESS;
+  Program p (clCreateProgramWithBinary (dev.context.get (), 1, &dev.info.id, &len, &bin, &bst, &st));
+  if (st != CL_SUCCESS || bst != CL_SUCCESS ||
+      clBuildProgram (p.get (), 1, &dev.info.id, options.c_str (), nullptr, nullptr) != CL_SUCCESS)
+    return {};
+  return p;
+}
+
 Error build_program (const Device &dev, const std::string &source, uint64_t source_hash,
                      const std::string &options, Program *out, bool *from_cache,
                      const std::string &ptx_register_limits) {
@@ -296,12 +319,7 @@ Error build_program (const Device &dev, const std::string &source, uint64_t sour
     std::ifstream f (path, std::ios::binary);
     std::vector<unsigned char> bin ((std::istreambuf_iterator<char> (f)), std::istreambuf_iterator<char> ());
     if (!bin.empty ()) {
-      const unsigned char *ptr = bin.data ();
-      size_t len = bin.size ();
-      cl_int bst = CL_SUCCESS;
-      Program p (clCreateProgramWithBinary (dev.context.get (), 1, &dev.info.id, &len, &ptr, &bst, &st));
-      if (st == CL_SUCCESS && bst == CL_SUCCESS &&
-          clBuildProgram (p.get (), 1, &dev.info.id, options.c_str (), nullptr, nullptr) == CL_SUCCESS) {
+      if (Program p = program_from_binary (dev, bin.data (), bin.size (), options)) {
         *out = std::move (p);
         if (from_cache)
           *from_cache = true;
@@ -323,47 +341,29 @@ Error build_program (const Device &dev, const std::string &source, uint64_t sour
   if (!ptx_register_limits.empty ()) {
     // Rebuild from the PTX with per-kernel register limits (NVIDIA: the
     // program's binary is PTX text, which the driver takes back as a binary).
-    size_t binsize = 0;
-    std::string ptx;
-    if (clGetProgramInfo (p.get (), CL_PROGRAM_BINARY_SIZES, sizeof binsize, &binsize, nullptr) == CL_SUCCESS &&
-        binsize > 0) {
-      ptx.resize (binsize);
-      char *ptr = ptx.data ();
-      if (clGetProgramInfo (p.get (), CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS)
-        ptx.clear ();
-    }
+    const std::vector<unsigned char> bin = program_binary (p.get ());
+    std::string ptx (bin.begin (), bin.end ());
     while (!ptx.empty () && ptx.back () == '\0')
       ptx.pop_back ();
     const std::string limited =
         ptx.find (".entry ") != std::string::npos ? limit_ptx_registers (ptx, ptx_register_limits) : std::string ();
-    if (!limited.empty ()) {
-      const unsigned char *bp = reinterpret_cast<const unsigned char *> (limited.c_str ());
-      size_t blen = limited.size () + 1;
-      cl_int bst = CL_SUCCESS;
-      Program q (clCreateProgramWithBinary (dev.context.get (), 1, &dev.info.id, &blen, &bp, &bst, &st));
-      if (st == CL_SUCCESS && bst == CL_SUCCESS &&
-          clBuildProgram (q.get (), 1, &dev.info.id, options.c_str (), nullptr, nullptr) == CL_SUCCESS)
+    if (!limited.empty ())
+      if (Program q = program_from_binary (dev, reinterpret_cast<const unsigned char *> (limited.c_str ()),
+                                           limited.size () + 1, options))
         p = std::move (q);
-    }
   }
 
   if (!path.empty ()) {
-    size_t binsize = 0;
-    if (clGetProgramInfo (p.get (), CL_PROGRAM_BINARY_SIZES, sizeof binsize, &binsize, nullptr) == CL_SUCCESS &&
-        binsize > 0) {
-      std::vector<unsigned char> bin (binsize);
-      unsigned char *ptr = bin.data ();
-      if (clGetProgramInfo (p.get (), CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) == CL_SUCCESS) {
-        mkdirs (dir);
-        std::string tmp = path + ".tmp" + std::to_string (getpid ());
-        std::ofstream f (tmp, std::ios::binary);
-        f.write (reinterpret_cast<const char *> (bin.data ()), bin.size ());
-        f.close ();
-        if (f)
-          std::rename (tmp.c_str (), path.c_str ());
-        else
-          std::remove (tmp.c_str ());
-      }
+    if (const std::vector<unsigned char> bin = program_binary (p.get ()); !bin.empty ()) {
+      mkdirs (dir);
+      std::string tmp = path + ".tmp" + std::to_string (getpid ());
+      std::ofstream f (tmp, std::ios::binary);
+      f.write (reinterpret_cast<const char *> (bin.data ()), bin.size ());
+      f.close ();
+      if (f)
+        std::rename (tmp.c_str (), path.c_str ());
+      else
+        std::remove (tmp.c_str ());
     }
   }
   *out = std::move (p);
