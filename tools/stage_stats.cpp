@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,7 @@ int main (int argc, char **argv) {
   const bool haar = m.feature_type == CascadeModel::FeatureType::Haar;
   const int S = static_cast<int> (m.stages.size ());
   std::vector<long> rejected (S, 0);
-  long grid = 0, evaluated = 0, flat = 0, hits = 0, trees = 0;
+  long grid = 0, evaluated = 0, flat = 0, hits = 0;
   // Trees a stage would need if it stopped as soon as its sum so far, plus the
   // most (least) the trees left can add, is below (at or above) its threshold:
   // the same decision, fewer trees (per stage, and from stage 2 on).
@@ -150,7 +151,6 @@ int main (int argc, char **argv) {
                                acc + rest_min[si][t + 1] >= st.threshold + 1e-4))
               needed = t + 1;
           }
-          trees += st.ntrees;
           stage_trees[si] += st.ntrees;
           stage_bounded[si] += needed < 0 ? st.ntrees : needed;
           if (acc < st.threshold)
@@ -165,6 +165,7 @@ int main (int argc, char **argv) {
       }
     }
   }
+  const long trees = std::accumulate (stage_trees.begin (), stage_trees.end (), 0L);
   std::printf ("%s on %s (%dx%d): %zu levels, %ld windows in the grid, %ld evaluated (%ld flat), %ld trees "
                "evaluated (%.1f per evaluated window), %ld raw hits%s\n",
                m.path.c_str (), image.c_str (), img.cols, img.rows, g.levels.size (), grid, evaluated, flat, trees,

@@ -332,7 +332,6 @@ struct Detector::Impl {
     // Hits read back with each frame (4 KB with the count); a frame with more
     // reads the rest when it is collected, one more sync.
     // GPUDETECT_READ_PREFIX=N (0: the whole capacity): tuning knob.
-    read_prefix = 1023;
     if (const char *c = std::getenv ("GPUDETECT_READ_PREFIX"); c && std::atoi (c) >= 0)
       read_prefix = std::atoi (c) > 0 ? std::atoi (c) : cfg.hit_capacity;
     seg_windows = 256;
