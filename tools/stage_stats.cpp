@@ -8,8 +8,9 @@
 //   gpudetect-stage-stats --model NAME [--scale-factor 1.1] [--min-size 24] IMAGE
 //
 // A plain CPU evaluation with OpenCV's resize and integral (tools only).
-#include "model/cascade.h"
-#include "pyramid.h"
+#include "core/models.h"
+#include "families/cascade/model.h"
+#include "core/pyramid.h"
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>

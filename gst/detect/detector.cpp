@@ -1,6 +1,6 @@
 #include "detector.h"
 
-#include "codegen.h"
+#include "families/cascade/codegen.h"
 #include "kernels.h"
 
 #include <algorithm>

@@ -6,9 +6,10 @@
 #pragma once
 
 #include "cl/cl.h"
-#include "group.h"
-#include "model/cascade.h"
-#include "pyramid.h"
+#include "core/group.h"
+#include "core/models.h"
+#include "families/cascade/model.h"
+#include "core/pyramid.h"
 
 #include <array>
 #include <memory>

@@ -2,7 +2,7 @@
 // same order (classes numbered by their first rectangle, as OpenCV's
 // partition() does), from a few rectangles to crowds of overlapping clusters.
 #include "check.h"
-#include "group.h"
+#include "core/group.h"
 
 #include <opencv2/objdetect.hpp>
 

@@ -1,6 +1,7 @@
 // Model loader: every opencv-data cascade loads; malformed and hostile inputs are refused.
 #include "check.h"
-#include "model/cascade.h"
+#include "core/models.h"
+#include "families/cascade/model.h"
 
 #include <algorithm>
 #include <dirent.h>

@@ -1,7 +1,7 @@
 // Pyramid plan: OpenCV's scale list and sizes, packed layout, and resampling
 // tables that reproduce cv::resize(INTER_LINEAR_EXACT) bit for bit.
 #include "check.h"
-#include "pyramid.h"
+#include "core/pyramid.h"
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>

@@ -1,22 +1,23 @@
 // OpenCV cascade XML (new format, <opencv_storage><cascade>) → CascadeModel.
-#include "cascade.h"
+#include "model.h"
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
+#include "core/models.h"
+#include "core/xml.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
+#include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <memory>
-#include <sstream>
 
 namespace gpudetect {
 
 namespace {
 
-constexpr size_t kMaxFileBytes = 64u << 20;
+using xml::child;
+using xml::elements;
+using xml::is_elem;
+using xml::to_double;
+using xml::to_long;
+using xml::tokens;
+
 constexpr int kMaxWindow = 1024;
 constexpr int kMaxStages = 10000;
 constexpr size_t kMaxTrees = 1u << 20;
@@ -24,66 +25,6 @@ constexpr int kMaxNodesPerTree = 1024;
 constexpr size_t kMaxFeatures = 1u << 20;
 // OpenCV lowers every stage threshold by this float epsilon when loading.
 constexpr float kThresholdEps = 1e-5f;
-
-struct DocFree {
-  void operator() (xmlDoc *d) const { xmlFreeDoc (d); }
-};
-struct CtxtFree {
-  void operator() (xmlParserCtxt *c) const { xmlFreeParserCtxt (c); }
-};
-
-bool is_elem (const xmlNode *n, const char *name = nullptr) {
-  return n && n->type == XML_ELEMENT_NODE &&
-         (!name || std::strcmp (reinterpret_cast<const char *> (n->name), name) == 0);
-}
-
-const xmlNode *child (const xmlNode *n, const char *name) {
-  for (const xmlNode *c = n ? n->children : nullptr; c; c = c->next)
-    if (is_elem (c, name))
-      return c;
-  return nullptr;
-}
-
-std::vector<const xmlNode *> elements (const xmlNode *n) {
-  std::vector<const xmlNode *> v;
-  for (const xmlNode *c = n ? n->children : nullptr; c; c = c->next)
-    if (is_elem (c))
-      v.push_back (c);
-  return v;
-}
-
-// Text content of an element: its text and CDATA children only (entity
-// references are never expanded).
-std::string text_of (const xmlNode *n) {
-  std::string s;
-  for (const xmlNode *c = n ? n->children : nullptr; c; c = c->next)
-    if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content)
-      s += reinterpret_cast<const char *> (c->content);
-  return s;
-}
-
-std::vector<std::string> tokens (const xmlNode *n) {
-  std::istringstream in (text_of (n));
-  std::vector<std::string> v;
-  std::string t;
-  while (in >> t)
-    v.push_back (t);
-  return v;
-}
-
-bool to_double (const std::string &t, double *v) {
-  errno = 0;
-  char *end = nullptr;
-  *v = std::strtod (t.c_str (), &end);
-  return end && *end == '\0' && errno == 0 && std::isfinite (*v);
-}
-
-bool to_long (const std::string &t, long long *v) {
-  errno = 0;
-  char *end = nullptr;
-  *v = std::strtoll (t.c_str (), &end, 10);
-  return end && *end == '\0' && errno == 0 && !t.empty ();
-}
 
 struct Parser {
   CascadeModel &m;
@@ -296,27 +237,7 @@ struct Parser {
 
 } // namespace
 
-std::string parse_cascade_xml (const std::string &xml, CascadeModel *out) {
-  if (xml.size () > kMaxFileBytes)
-    return "model file is larger than 64 MiB";
-  if (xml.empty ())
-    return "model file is empty";
-  std::unique_ptr<xmlParserCtxt, CtxtFree> ctxt (xmlNewParserCtxt ());
-  if (!ctxt)
-    return "out of memory";
-  std::unique_ptr<xmlDoc, DocFree> doc (xmlCtxtReadMemory (
-      ctxt.get (), xml.data (), static_cast<int> (xml.size ()), "model.xml", nullptr,
-      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA));
-  if (!doc) {
-    const xmlError *e = xmlCtxtGetLastError (ctxt.get ());
-    std::string msg = e && e->message ? e->message : "unknown error";
-    while (!msg.empty () && msg.back () == '\n')
-      msg.pop_back ();
-    return "not well-formed XML" + (e ? " (line " + std::to_string (e->line) + "): " + msg : std::string ());
-  }
-  if (doc->intSubset || doc->extSubset)
-    return "document type declarations are not allowed in model files";
-  const xmlNode *top = xmlDocGetRootElement (doc.get ());
+std::string read_cascade_storage (const xmlNode *top, CascadeModel *out) {
   if (!is_elem (top, "opencv_storage"))
     return "not an OpenCV storage file (root element is not <opencv_storage>)";
   std::vector<const xmlNode *> tops = elements (top);
@@ -337,22 +258,18 @@ std::string parse_cascade_xml (const std::string &xml, CascadeModel *out) {
   return {};
 }
 
+std::string parse_cascade_xml (const std::string &text, CascadeModel *out) {
+  xml::Doc doc;
+  if (std::string e = xml::parse (text, &doc); !e.empty ())
+    return e;
+  return read_cascade_storage (xml::root (doc), out);
+}
+
 std::string load_cascade_file (const std::string &path, CascadeModel *out) {
-  std::ifstream f (path, std::ios::binary);
-  if (!f)
-    return "cannot open model file '" + path + "': " + std::strerror (errno);
-  f.seekg (0, std::ios::end);
-  std::streamoff size = f.tellg ();
-  if (size < 0)
-    return "cannot read model file '" + path + "'";
-  if (static_cast<size_t> (size) > kMaxFileBytes)
-    return "model file '" + path + "' is larger than 64 MiB";
-  f.seekg (0);
-  std::string xml (static_cast<size_t> (size), '\0');
-  f.read (&xml[0], size);
-  if (!f)
-    return "cannot read model file '" + path + "'";
-  std::string err = parse_cascade_xml (xml, out);
+  std::string text;
+  if (std::string e = read_model_file (path, &text); !e.empty ())
+    return e;
+  std::string err = parse_cascade_xml (text, out);
   if (!err.empty ())
     return "model file '" + path + "': " + err;
   out->path = path;

@@ -1,9 +1,12 @@
-// Model names: search path, short names, default labels.
-#include "cascade.h"
+// Model names: search path, short names, default labels; reading files.
+#include "models.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
+#include <fstream>
 #include <sys/stat.h>
 
 #ifndef GPUDETECT_MODELS_DIR
@@ -84,15 +87,18 @@ std::vector<std::string> list_models () {
       continue;
     while (dirent *e = readdir (d)) {
       std::string f = e->d_name;
+      if (f.size () <= 4 || f.compare (f.size () - 4, 4, ".xml") != 0 || !is_file (dir + "/" + f))
+        continue;
+      std::string stem = f.substr (0, f.size () - 4), name = stem;
       for (const char *family : {"haar", "lbp"}) {
         std::string prefix = std::string (family) + "cascade_";
-        if (f.compare (0, prefix.size (), prefix) == 0 && f.size () > prefix.size () + 4 &&
-            f.compare (f.size () - 4, 4, ".xml") == 0) {
-          std::string rest = f.substr (prefix.size (), f.size () - prefix.size () - 4);
+        if (stem.compare (0, prefix.size (), prefix) == 0 && stem.size () > prefix.size ()) {
+          std::string rest = stem.substr (prefix.size ());
           std::replace (rest.begin (), rest.end (), '_', '-');
-          names.push_back (std::string (family) + "-" + rest);
+          name = std::string (family) + "-" + rest;
         }
       }
+      names.push_back (name);
     }
     closedir (d);
   }
@@ -114,6 +120,24 @@ std::string label_for_model (const std::string &path) {
     if (stem.find (key) != std::string::npos)
       return label;
   return stem.empty () ? "object" : stem;
+}
+
+std::string read_model_file (const std::string &path, std::string *out) {
+  std::ifstream f (path, std::ios::binary);
+  if (!f)
+    return "cannot open model file '" + path + "': " + std::strerror (errno);
+  f.seekg (0, std::ios::end);
+  std::streamoff size = f.tellg ();
+  if (size < 0)
+    return "cannot read model file '" + path + "'";
+  if (static_cast<size_t> (size) > kMaxModelFileBytes)
+    return "model file '" + path + "' is larger than 64 MiB";
+  f.seekg (0);
+  out->assign (static_cast<size_t> (size), '\0');
+  f.read (&(*out)[0], size);
+  if (!f)
+    return "cannot read model file '" + path + "'";
+  return {};
 }
 
 } // namespace gpudetect

@@ -5,7 +5,7 @@
 // from memory for every tree; the generated stages only read the integral.
 #pragma once
 
-#include "model/cascade.h"
+#include "model.h"
 
 #include <string>
 

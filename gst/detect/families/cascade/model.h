@@ -2,6 +2,8 @@
 // featureType HAAR or LBP, stumps or small trees), and its loader.
 #pragma once
 
+#include <libxml/tree.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -65,25 +67,11 @@ struct CascadeModel {
 // bounded and checked.
 std::string parse_cascade_xml (const std::string &xml, CascadeModel *out);
 
-// Reads and parses a file (at most 64 MiB).
+// The same from a parsed document's root element (<opencv_storage>).
+std::string read_cascade_storage (const xmlNode *top, CascadeModel *out);
+
+// Reads and parses a file (at most 64 MiB); `path` and `default_label` are
+// set from the file's name.
 std::string load_cascade_file (const std::string &path, CascadeModel *out);
-
-// Directories searched for models named without a path, in order:
-// $GPUDETECT_MODEL_PATH (colon separated), the project's installed models
-// directory, /usr/share/opencv4/{haar,lbp}cascades, /usr/share/opencv/...
-std::vector<std::string> model_search_path ();
-
-// Resolves a model name to a file: an existing path is taken as is; a short
-// name such as "lbp-frontalface-improved" or "haar-frontalface-default" maps
-// to lbpcascade_frontalface_improved.xml / haarcascade_frontalface_default.xml
-// and a bare file name is looked up in model_search_path().  Returns an empty
-// string when nothing matches; `tried` lists the candidates.
-std::string resolve_model (const std::string &name, std::vector<std::string> *tried = nullptr);
-
-// The short names of every cascade found on the search path.
-std::vector<std::string> list_models ();
-
-// A label for a model file: "face", "eye", "person", ... or the file's stem.
-std::string label_for_model (const std::string &path);
 
 } // namespace gpudetect

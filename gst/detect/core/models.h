@@ -1,0 +1,39 @@
+// Model files: where they are looked up, how names map to files, how they
+// are read (bounded), and the default label a file's name suggests.  Which
+// family reads a file is decided by its content (families/registry.h).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gpudetect {
+
+// No model file is read past this size.
+constexpr size_t kMaxModelFileBytes = 64u << 20;
+
+// Directories searched for models named without a path, in order:
+// $GPUDETECT_MODEL_PATH (colon separated), the project's installed models
+// directory, /usr/share/opencv4/{haar,lbp}cascades, /usr/share/opencv/...
+std::vector<std::string> model_search_path ();
+
+// Resolves a model name to a file: an existing path is taken as is; a short
+// name such as "lbp-frontalface-improved" or "haar-frontalface-default" maps
+// to lbpcascade_frontalface_improved.xml / haarcascade_frontalface_default.xml,
+// and a bare name (with or without ".xml") is looked up in
+// model_search_path().  Returns an empty string when nothing matches; `tried`
+// lists the candidates.
+std::string resolve_model (const std::string &name, std::vector<std::string> *tried = nullptr);
+
+// The short names of every model found on the search path: OpenCV's cascades
+// by their short names, other .xml files by their stems.
+std::vector<std::string> list_models ();
+
+// A label for a model file: "face", "eye", "person", ... or the file's stem.
+std::string label_for_model (const std::string &path);
+
+// Reads a whole model file (at most kMaxModelFileBytes).  Returns an empty
+// string on success, else a message naming the file.
+std::string read_model_file (const std::string &path, std::string *out);
+
+} // namespace gpudetect

@@ -1,0 +1,116 @@
+#include "xml.h"
+
+#include "models.h"
+
+#include <libxml/parser.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace gpudetect::xml {
+
+namespace {
+
+struct CtxtFree {
+  void operator() (xmlParserCtxt *c) const { xmlFreeParserCtxt (c); }
+};
+
+} // namespace
+
+std::string parse (const std::string &text, Doc *out) {
+  if (text.size () > kMaxModelFileBytes)
+    return "model file is larger than 64 MiB";
+  if (text.empty ())
+    return "model file is empty";
+  std::unique_ptr<xmlParserCtxt, CtxtFree> ctxt (xmlNewParserCtxt ());
+  if (!ctxt)
+    return "out of memory";
+  Doc doc (xmlCtxtReadMemory (ctxt.get (), text.data (), static_cast<int> (text.size ()), "model.xml", nullptr,
+                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA));
+  if (!doc) {
+    const xmlError *e = xmlCtxtGetLastError (ctxt.get ());
+    std::string msg = e && e->message ? e->message : "unknown error";
+    while (!msg.empty () && msg.back () == '\n')
+      msg.pop_back ();
+    return "not well-formed XML" + (e ? " (line " + std::to_string (e->line) + "): " + msg : std::string ());
+  }
+  if (doc->intSubset || doc->extSubset)
+    return "document type declarations are not allowed in model files";
+  *out = std::move (doc);
+  return {};
+}
+
+const xmlNode *root (const Doc &doc) { return doc ? xmlDocGetRootElement (doc.get ()) : nullptr; }
+
+bool is_elem (const xmlNode *n, const char *name) {
+  return n && n->type == XML_ELEMENT_NODE &&
+         (!name || std::strcmp (reinterpret_cast<const char *> (n->name), name) == 0);
+}
+
+const xmlNode *child (const xmlNode *n, const char *name) {
+  for (const xmlNode *c = n ? n->children : nullptr; c; c = c->next)
+    if (is_elem (c, name))
+      return c;
+  return nullptr;
+}
+
+std::vector<const xmlNode *> elements (const xmlNode *n) {
+  std::vector<const xmlNode *> v;
+  for (const xmlNode *c = n ? n->children : nullptr; c; c = c->next)
+    if (is_elem (c))
+      v.push_back (c);
+  return v;
+}
+
+std::string text_of (const xmlNode *n) {
+  std::string s;
+  for (const xmlNode *c = n ? n->children : nullptr; c; c = c->next)
+    if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content)
+      s += reinterpret_cast<const char *> (c->content);
+  return s;
+}
+
+std::vector<std::string> split (const std::string &s) {
+  std::istringstream in (s);
+  std::vector<std::string> v;
+  std::string t;
+  while (in >> t)
+    v.push_back (t);
+  return v;
+}
+
+std::vector<std::string> tokens (const xmlNode *n) { return split (text_of (n)); }
+
+bool attribute (const xmlNode *n, const char *name, std::string *value) {
+  if (!n)
+    return false;
+  for (const xmlAttr *a = n->properties; a; a = a->next) {
+    if (std::strcmp (reinterpret_cast<const char *> (a->name), name) != 0)
+      continue;
+    value->clear ();
+    for (const xmlNode *c = a->children; c; c = c->next)
+      if (c->type == XML_TEXT_NODE && c->content)
+        *value += reinterpret_cast<const char *> (c->content);
+    return true;
+  }
+  return false;
+}
+
+bool to_double (const std::string &t, double *v) {
+  errno = 0;
+  char *end = nullptr;
+  *v = std::strtod (t.c_str (), &end);
+  return !t.empty () && end && *end == '\0' && errno == 0 && std::isfinite (*v);
+}
+
+bool to_long (const std::string &t, long long *v) {
+  errno = 0;
+  char *end = nullptr;
+  *v = std::strtoll (t.c_str (), &end, 10);
+  return end && *end == '\0' && errno == 0 && !t.empty ();
+}
+
+} // namespace gpudetect::xml
