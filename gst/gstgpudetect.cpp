@@ -38,6 +38,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,7 @@ enum {
   PROP_MESSAGE_MODE,
   PROP_DEVICE_NAME,
   PROP_UPLOAD_POOL,
+  PROP_TUNING,
 };
 
 #define DEFAULT_MODEL "lbp-frontalface-improved"
@@ -89,6 +91,8 @@ struct Settings {
   int min_neighbors = DEFAULT_MIN_NEIGHBORS;
   int min_w = 0, min_h = 0, max_w = 0, max_h = 0;
   double threshold = DEFAULT_THRESHOLD;
+  bool threshold_set = false; // else the model's own
+  std::string tuning;
   std::string label;
   guint interval = DEFAULT_INFERENCE_INTERVAL;
   guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
@@ -108,7 +112,6 @@ struct Pending {
   gpudetect::FrameResult result;
   bool have_result = false;
   std::string label;
-  double threshold = 0;
 };
 
 // Adds the time from its construction to its destruction to a counter.
@@ -192,8 +195,6 @@ static void attach_results (GstGpuDetect *self, GstBuffer *buf, const Pending &p
 #endif
   guint id = 0;
   for (const gpudetect::Detection &d : p.result.objects) {
-    if (d.confidence < p.threshold)
-      continue;
     const int x = d.rect.x + p.roi_x, y = d.rect.y + p.roi_y;
     GstVideoRegionOfInterestMeta *roi =
         gst_buffer_add_video_region_of_interest_meta_id (buf, label_q, x, y, d.rect.width, d.rect.height);
@@ -225,9 +226,7 @@ static void post_message (GstGpuDetect *self, GstBuffer *buf, const Pending &p)
   }
   if (mode == GST_GPU_DETECT_MESSAGE_NONE)
     return;
-  size_t n = 0;
-  for (const gpudetect::Detection &d : p.result.objects)
-    n += d.confidence >= p.threshold;
+  const size_t n = p.result.objects.size ();
   const bool changed = n != priv->last_count;
   priv->last_count = n;
   if ((mode == GST_GPU_DETECT_MESSAGE_ON_CHANGE && !changed) || (mode == GST_GPU_DETECT_MESSAGE_ON_DETECTION && n == 0))
@@ -236,8 +235,6 @@ static void post_message (GstGpuDetect *self, GstBuffer *buf, const Pending &p)
   g_value_init (&objects, GST_TYPE_LIST);
   guint id = 0;
   for (const gpudetect::Detection &d : p.result.objects) {
-    if (d.confidence < p.threshold)
-      continue;
     GValue v = G_VALUE_INIT;
     g_value_init (&v, GST_TYPE_STRUCTURE);
     GstStructure *o = gst_structure_new ("object", "x", G_TYPE_UINT, (guint) (d.rect.x + p.roi_x), "y", G_TYPE_UINT,
@@ -292,9 +289,7 @@ static GstBuffer *finish (GstGpuDetect *self, Pending &p)
   GstBuffer *buf = p.buffer;
   p.buffer = nullptr;
   if (p.have_result) {
-    bool any = std::any_of (p.result.objects.begin (), p.result.objects.end (),
-                            [&] (const gpudetect::Detection &d) { return d.confidence >= p.threshold; });
-    if (any) {
+    if (!p.result.objects.empty ()) {
       buf = gst_buffer_make_writable (buf);
       attach_results (self, buf, p);
     }
@@ -355,6 +350,9 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     cfg.min_size = {s.min_w, s.min_h};
     cfg.max_size = {s.max_w, s.max_h};
     cfg.slots = static_cast<int> (s.max_in_flight);
+    if (s.threshold_set)
+      cfg.threshold = s.threshold;
+    cfg.tuning = s.tuning;
     // Frames are uploaded straight from the buffers, which stay mapped and
     // referenced in the FIFO until the device is done with them.
     cfg.direct_upload = true;
@@ -497,11 +495,11 @@ static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans
   if (search_changed) {
     priv->detector->set_search (s.scale_factor, {s.min_w, s.min_h}, {s.max_w, s.max_h});
     priv->detector->set_min_neighbors (s.min_neighbors);
+    priv->detector->set_threshold (s.threshold_set ? std::optional<double> (s.threshold) : std::nullopt);
   }
   Pending p;
   p.buffer = buf;
-  p.threshold = s.threshold;
-  p.label = s.label.empty () ? priv->detector->model ().default_label : s.label;
+  p.label = s.label.empty () ? priv->detector->model ().label : s.label;
   const guint64 n = priv->frame_count++;
   bool detect = n % std::max<guint> (s.interval, 1) == 0;
   if (detect && is_late (self, buf)) {
@@ -748,7 +746,12 @@ static void gst_gpu_detect_set_property (GObject *object, guint prop_id, const G
   case PROP_MIN_SIZE_HEIGHT: s.min_h = g_value_get_int (value); priv->search_changed = true; break;
   case PROP_MAX_SIZE_WIDTH: s.max_w = g_value_get_int (value); priv->search_changed = true; break;
   case PROP_MAX_SIZE_HEIGHT: s.max_h = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_THRESHOLD: s.threshold = g_value_get_double (value); break;
+  case PROP_THRESHOLD:
+    s.threshold = g_value_get_double (value);
+    s.threshold_set = true;
+    priv->search_changed = true;
+    break;
+  case PROP_TUNING: s.tuning = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
   case PROP_LABEL: s.label = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
   case PROP_INFERENCE_INTERVAL: s.interval = g_value_get_uint (value); break;
   case PROP_MAX_IN_FLIGHT: s.max_in_flight = g_value_get_uint (value); break;
@@ -779,6 +782,7 @@ static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue 
   case PROP_MAX_SIZE_WIDTH: g_value_set_int (value, s.max_w); break;
   case PROP_MAX_SIZE_HEIGHT: g_value_set_int (value, s.max_h); break;
   case PROP_THRESHOLD: g_value_set_double (value, s.threshold); break;
+  case PROP_TUNING: g_value_set_string (value, s.tuning.c_str ()); break;
   case PROP_LABEL: g_value_set_string (value, s.label.empty () ? nullptr : s.label.c_str ()); break;
   case PROP_INFERENCE_INTERVAL: g_value_set_uint (value, s.interval); break;
   case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, s.max_in_flight); break;
@@ -860,8 +864,9 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
           G_MAXINT, 0, playing));
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold",
-          "Minimum confidence of a reported object; confidence = n / (n + 4) for n merged windows", 0.0, 1.0,
-          DEFAULT_THRESHOLD, playing));
+          "Decision threshold, as the model's family defines it: OpenCV cascades, the least confidence of a "
+          "reported object (n / (n + 4) for n merged windows); WaldBoost, the least final sum of a window. "
+          "Until set: the model's own (0 for cascades)", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing));
   g_object_class_install_property (gobject_class, PROP_LABEL,
       g_param_spec_string ("label", "Label", "Label of detected objects (default: derived from the model, e.g. face)",
           nullptr, playing));
@@ -896,6 +901,11 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
           "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
           "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
           DEFAULT_UPLOAD_POOL, ready));
+  g_object_class_install_property (gobject_class, PROP_TUNING,
+      g_param_spec_string ("tuning", "Tuning",
+          "Expert knobs of the engine, \"key=value;key=value\" (README, Tuning): the schedule, the upload queue, "
+          "the WaldBoost reduction divisors, ...; empty: the measured defaults",
+          "", ready));
 
   gst_element_class_set_static_metadata (element_class, "OpenCL object detector", "Filter/Analyzer/Video",
       "Detects objects with OpenCV Haar/LBP cascades on an OpenCL device and attaches region-of-interest metadata",

@@ -23,9 +23,9 @@
  *   stages' results from vector code over 16 windows at once.
  *
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
- * The list holds (window index, integral offset) pairs.  hits[0] counts hits,
- * hits[1 + i] holds window indices; counters[0] counts the list, counters[1]
- * hands out its chunks.
+ * The list holds (window index, integral offset) pairs.  Hits go to the
+ * frame's candidates (kernels/candidates.cl); counters[0] counts the list,
+ * counters[1] hands out its chunks.
  */
 
 #define CODE_REJECT0 0 /* evaluated, rejected by stage 0: OpenCV skips the next window */
@@ -300,9 +300,6 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
 #ifndef LIST_FILL
 #define LIST_FILL 2
 #endif
-#ifndef LIST_ORDERED
-#define LIST_ORDERED 1
-#endif
 #define LIST_GROUPS (WGL / 32)
 /* The stages after cascade_first's (SPEC_STAGES) over the list, up to
  * LIST_CHUNK windows at a time per work-group.  All windows of a work-group
@@ -322,11 +319,7 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
   __local float lvnf[LIST_CHUNK];
 #endif
   __local ushort q[2][LIST_CHUNK];
-#if LIST_ORDERED
   __local int gcnt[LIST_GROUPS];
-#else
-  __local int cnt[2];
-#endif
   __local uint lbase;
   __local acc_t part[WGL];
   const int lid = get_local_id (0);
@@ -354,19 +347,12 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
       q[0][i] = (ushort) i;
     }
     int cur = 0;
-#if LIST_ORDERED
     if (lid < LIST_GROUPS)
       gcnt[lid] = 0;
-#endif
     barrier (CLK_LOCAL_MEM_FENCE);
     for (int si = SPEC_STAGES; si < nstages && n > 0; si++) {
       const stage_t st = stages[si];
-#if LIST_ORDERED
       int kept = 0; /* survivors so far, the same in every lane */
-#else
-      if (lid == 0)
-        cnt[cur ^ 1] = 0;
-#endif
       barrier (CLK_LOCAL_MEM_FENCE);
       /* G lanes per window: up to LIST_MAXG while the windows fill at most
        * 1 / LIST_FILL of the work-group */
@@ -410,7 +396,6 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
         if (G > 1)
           pass = !(part[lid] < (acc_t) st.threshold);
         const int keep = i < n && sub == 0 && pass;
-#if LIST_ORDERED
         /* The survivors keep their order group by group of 32 lanes (within
          * a group, in the order of its atomic increments), so that the next
          * stage's lanes take windows that lie together: their loads share
@@ -431,24 +416,14 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
          * follow its first barrier */
         if (lid < LIST_GROUPS)
           gcnt[lid] = 0;
-#else
-        if (keep)
-          q[cur ^ 1][atomic_inc (&cnt[cur ^ 1])] = (ushort) w;
-        barrier (CLK_LOCAL_MEM_FENCE);
-#endif
       }
-#if LIST_ORDERED
       n = kept;
-#else
-      n = cnt[cur ^ 1]; /* n > 0: the last pass ended with a barrier */
-#endif
       cur ^= 1;
     }
-    for (int i = lid; i < n; i += WGL) {
-      const uint h = atomic_inc (&hits[0]);
-      if (h < hit_capacity)
-        hits[1 + h] = list[base + q[cur][i]].x;
-    }
+    /* cascades have no score of their own: the host's grouping makes the
+     * confidence */
+    for (int i = lid; i < n; i += WGL)
+      candidate_emit (hits, hit_capacity, list[base + q[cur][i]].x, 0.0f);
     barrier (CLK_LOCAL_MEM_FENCE);
   }
 }
@@ -517,10 +492,7 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
     for (; si < nstages; si++)
       if (!STAGE_PASSES (si, sum + ofs, tilted + ofs, stride, vnf))
         break;
-    if (si == nstages) {
-      const uint slot = atomic_inc (&hits[0]);
-      if (slot < hit_capacity)
-        hits[1 + slot] = L.s7 + iy * L.s4 + ix;
-    }
+    if (si == nstages)
+      candidate_emit (hits, hit_capacity, L.s7 + iy * L.s4 + ix, 0.0f);
   }
 }

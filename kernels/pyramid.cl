@@ -3,9 +3,8 @@
  * buffer with one stride, and its integral images (sum, squared sum, tilted).
  *
  * Level descriptors are int8: x0, y0, width, height, nx, ny, step, first_window.
- * Build options: -D WG=<work-group size of pyramid_rows> -D RK=<pixels per lane
- * and pass in pyramid_rows> [-D ROWS_STAGED=0|1: pyramid_rows passes through
- * local memory (default 1)] [-D HAVE_SQSUM] [-D NARROW_SUM]
+ * Build options: -D WG=<work-group size of pyramid_rows> [-D HAVE_SQSUM]
+ * [-D NARROW_SUM]
  */
 
 /* The sum plane's element, shared with the cascade kernels.  NARROW_SUM: the
@@ -31,12 +30,7 @@ typedef int blk_t;
 #ifndef WG
 #define WG 256
 #endif
-#ifndef RK
-#define RK 8 /* pixels per lane and pass in pyramid_rows */
-#endif
-#ifndef ROWS_STAGED
-#define ROWS_STAGED 1
-#endif
+#define RK 8 /* pixels per lane and pass in pyramid_rows (core/integral.cpp plans for it) */
 #define LPAD(i) ((i) + ((i) >> 5))
 
 /* Luma of the source pixel at p: grey planes as they are, 4-byte RGB formats
@@ -128,7 +122,8 @@ inline void seg_scan2 (__local uint *ls, __local uint *lq, int lid, int lane, in
  * Each row is resampled and a segmented prefix sum over its lanes writes the
  * row-prefix sums into the integral buffers (the column pass completes them).
  * Row 0 and column 0 of each level's integral are written as zeros.
- * Work-group 0 also resets the frame's counters. */
+ * Work-group 0 also resets the frame's counters and candidates
+ * (kernels/candidates.cl). */
 __kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
 pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
               __global const int8 *levels, __global const int *xtab, __global const int *ytab,
@@ -138,31 +133,22 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
 {
   __local uint ls[WG];
   __local uint lq[WG];
-#if ROWS_STAGED
   __local uint lp[LPAD (WG * RK)];
 #ifdef HAVE_SQSUM
   __local uint lpq[LPAD (WG * RK)];
-#endif
 #endif
   const int lid = get_local_id (0);
   const int g = get_group_id (0);
   if (g == 0 && lid == 0) {
     counters[0] = 0;
     counters[1] = 0;
-    hits[0] = 0;
+    candidates_reset (hits);
   }
   const int m = row_map[g];
   const int li = m & 1023;
-#if defined(HAVE_SQSUM) && !ROWS_STAGED
-  /* one row per work-group (the map says so too): with squared sums, a
-   * pixel per lane and pass, rows packed together measured slower */
-  const int lanes = WG, lane = lid, seg0 = 0;
-  const int y = (m >> 10) & 0x1ffff;
-#else
   const int sh = (m >> 27) & 15;
   const int lanes = 1 << sh, lane = lid & (lanes - 1), seg0 = lid - lane;
   const int y = ((m >> 10) & 0x1ffff) + (lid >> sh);
-#endif
   const int8 L = levels[li];
   const int w = L.s2;
   const bool live = y < L.s3;
@@ -196,7 +182,6 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   __global const uchar *r0 = src + (size_t) sy * src_stride;
   __global const uchar *r1 = cy1 ? r0 + src_stride : r0;
   const int xmax = src_stride / src_bpp - 1;
-#if ROWS_STAGED
   /* A pass covers lanes * RK pixels of each row: the lanes resample them
    * side by side (coalesced loads), each lane then sums a run of RK of them
    * in local memory, one scan joins the runs, and the lanes store the sums
@@ -250,46 +235,6 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
       }
     barrier (CLK_LOCAL_MEM_FENCE);
   }
-#else
-  /* each lane resamples RK consecutive pixels, then one scan joins the lanes
-   * of a row; every row of the work-group has the same width, so the passes
-   * and barriers are uniform */
-  for (int x0 = 0; x0 < w; x0 += lanes * RK) {
-    const int xb = x0 + lane * RK;
-    uint ts[RK], tq[RK];
-    uint as = 0, aq = 0;
-    for (int k = 0; k < RK; k++) {
-      const int x = xb + k;
-      uint p = 0;
-      if (live && x < w) {
-        p = resample (r0, r1, xmax, src_bpp, rgb, xt[x], cy0, cy1);
-      }
-      as += p;
-      aq += p * p;
-      ts[k] = as;
-      tq[k] = aq;
-    }
-    ls[lid] = as;
-    SQ (lq[lid] = aq;)
-    seg_scan2 (ls, lq, lid, lane, lanes);
-    const uint es = carry_s + ls[lid] - as;
-    uint eq = 0;
-    SQ (eq = carry_q + lq[lid] - aq;)
-    if (live)
-      for (int k = 0; k < RK; k++) {
-        const int x = xb + k;
-        if (x < w) {
-          sum[base + x + 1] = (sum_t) (es + ts[k]);
-#ifdef HAVE_SQSUM
-          sqsum[base + x + 1] = eq + tq[k];
-#endif
-        }
-      }
-    carry_s += ls[seg0 + lanes - 1];
-    SQ (carry_q += lq[seg0 + lanes - 1];)
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-#endif
 }
 
 /* CPU schedule of the same step: one work-item per resampled row, the
@@ -305,7 +250,7 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
   if (g == 0) {
     counters[0] = 0;
     counters[1] = 0;
-    hits[0] = 0;
+    candidates_reset (hits);
   }
   if (g >= nrows)
     return;

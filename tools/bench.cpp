@@ -114,13 +114,14 @@ int main (int argc, char **argv) {
     else if (a == "--opencv-frames") opencv_frames = std::atoi (next ().c_str ());
     else if (a == "--json") json_path = next ();
     else if (a == "--dump") dump_path = next ();
+    else if (a == "--tuning") cfg.tuning = next ();
     else if (a == "--parity") parity = true;
     else if (a == "--min-f1") min_f1 = std::atof (next ().c_str ());
     else if (a == "--min-iou") min_iou = std::atof (next ().c_str ());
     else if (a == "-h" || a == "--help") {
       std::printf ("usage: %s --model NAME [--device SEL] [--frames N] [--warmup N] [--scale-factor F]\n"
                    "       [--min-neighbors N] [--min-size S] [--no-opencv] [--opencv-frames N] [--json FILE]\n"
-                   "       [--dump FILE] FRAME.pgm...\n"
+                   "       [--dump FILE] [--tuning KEY=VALUE;...] FRAME.pgm...\n"
                    "       %s --parity --model NAME [--min-f1 X] [--min-iou X] IMAGE.pgm...\n", argv[0], argv[0]);
       return 0;
     } else paths.push_back (a);
@@ -155,11 +156,9 @@ int main (int argc, char **argv) {
     std::fprintf (stderr, "gpudetect: %s\n", err.c_str ());
     return 2;
   }
-  std::printf ("device: %s\nmodel: %s (%s, %zu stages, window %dx%d)\nstart-up: %.1f ms (kernels %s)\n",
-               det->device ().describe ().c_str (), det->model ().path.c_str (),
-               det->model ().feature_type == CascadeModel::FeatureType::Haar ? "Haar" : "LBP",
-               det->model ().stages.size (), det->model ().window_width, det->model ().window_height, create_ms,
-               det->built_from_cache () ? "from cache" : "built");
+  std::printf ("device: %s\nmodel: %s (%s)\nschedule: %s\nstart-up: %.1f ms (kernels %s)\n",
+               det->device ().describe ().c_str (), det->model ().path.c_str (), det->model ().description.c_str (),
+               det->gpu_schedule () ? "gpu" : "cpu", create_ms, det->built_from_cache () ? "from cache" : "built");
 
 #ifdef HAVE_OPENCV
   if (use_opencv && cv::ocl::haveOpenCL ()) {

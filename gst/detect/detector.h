@@ -1,66 +1,54 @@
 // The detection engine: plain C++, no GStreamer.  Frames in (pointer, size,
-// stride, format), boxes out.  Work is asynchronous: submit() enqueues upload,
-// pyramid, integrals, cascade phases and one non-blocking readback on an
+// stride, format), boxes out.  The model file's content picks the family
+// that evaluates it (families/registry.h); the core runs every family the
+// same way (docs/ARCHITECTURE.md).  Work is asynchronous: submit() enqueues
+// the upload, the family's kernels and one non-blocking readback on an
 // in-order queue into one of `slots` slots; collect() waits for that slot's
-// readback and groups.  Errors are returned as strings (empty = success).
+// readback, decodes the candidates and lets the family group them.  Errors
+// are returned as strings (empty = success).
 #pragma once
 
 #include "cl/cl.h"
+#include "core/candidates.h"
+#include "core/family.h"
+#include "core/frame.h"
 #include "core/group.h"
 #include "core/models.h"
-#include "families/cascade/model.h"
 #include "core/pyramid.h"
 
-#include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace gpudetect {
 
-enum class PixelFormat { Gray8, Rgba, Bgra, Rgbx, Bgrx, Argb, Abgr, Xrgb, Xbgr };
-
-struct Frame {
-  const uint8_t *data = nullptr; // first pixel (Y plane for NV12/I420: pass Gray8)
-  int width = 0, height = 0;
-  int stride = 0;                // bytes per row
-  PixelFormat format = PixelFormat::Gray8;
-};
-
 struct DetectorConfig {
-  std::string model = "lbp-frontalface-improved"; // short name or path
+  std::string model = "lbp-frontalface-improved"; // short name, file name or path
   std::string device;                             // "", "auto", an index or a name substring
   double scale_factor = 1.1;
   int min_neighbors = 3;
   Size2 min_size{0, 0};
   Size2 max_size{0, 0};                           // 0: unbounded
+  // The family's decision threshold (ModelInfo / Family::threshold_meaning):
+  // cascades the least confidence of an object, WaldBoost the final sum;
+  // unset: the model's own.
+  std::optional<double> threshold;
   int slots = 2;                                  // frames in flight
-  int hit_capacity = 16384;                       // raw hits read back per frame
+  int hit_capacity = 16384;                       // raw candidates read back per frame
   bool profile = false;                           // keep per-command events for stage times
   // Upload each frame straight from the caller's memory (which must then stay
   // valid until the frame is collected or discarded) instead of copying it
   // into pinned staging memory in submit().
   bool direct_upload = false;
+  // Expert knobs, "key=value;..." (core/tuning.h), over GPUDETECT_TUNING.
+  std::string tuning;
 };
 
-struct Detection {
-  Rect rect;
-  int neighbors = 0;
-  float confidence = 0;
-  int label_id = 0;
-};
-
-// A raw window accepted by every stage, before grouping.
-struct RawHit {
-  int level = 0, x = 0, y = 0; // window origin in level pixels
-  Rect rect;                   // in frame pixels, as OpenCV reports it
-};
-
-// Device time of each command of a frame, in microseconds (profiling events).
-// first: stage 0 over every window, the other generated stages over the
-// windows OpenCV evaluates that pass it, and the list of their survivors (GPU
-// schedule), or the whole cascade (CPU schedule); rest: the later stages over
-// that list.
+// Device time of each phase of a frame, in microseconds (profiling events).
+// first: the family's first evaluation kernel (cascades: stage 0 and the list
+// of windows passing it on the GPU schedule, the whole cascade on the CPU
+// schedule); rest: its later kernels.
 struct StageTimes {
   double upload = 0, pyramid = 0, integral = 0, tilted = 0, first = 0, rest = 0, readback = 0;
   double total_device = 0; // first command's start to last command's end
@@ -70,7 +58,8 @@ struct StageTimes {
 struct FrameResult {
   std::vector<Detection> objects;
   std::vector<RawHit> hits;
-  bool truncated = false; // more raw hits than hit_capacity
+  bool truncated = false; // more raw candidates than hit_capacity
+  uint32_t lost = 0;      // candidates the family dropped because a buffer of its own was full
   StageTimes times;       // filled when profiling
   double group_us = 0;    // host grouping time
 };
@@ -92,7 +81,7 @@ public:
   std::string submit (const Frame &frame, int *ticket);
   // True once the slot's readback completed (never blocks).
   bool ready (int ticket) const;
-  // Waits for the slot's work, decodes and groups its hits, frees the slot.
+  // Waits for the slot's work, decodes and groups its candidates, frees the slot.
   std::string collect (int ticket, FrameResult *out);
   // Drops a slot's result (waits for its work first).
   void discard (int ticket);
@@ -101,12 +90,16 @@ public:
 
   int free_slots () const;
   int slots () const;
-  // Changes detection parameters; takes effect for frames submitted later.
+  // Change detection parameters; they take effect for frames submitted later.
   void set_search (double scale_factor, Size2 min_size, Size2 max_size);
   void set_min_neighbors (int n);
+  void set_threshold (std::optional<double> threshold);
 
   const cl::DeviceInfo &device () const;
-  const CascadeModel &model () const;
+  const ModelInfo &model () const;
+  // What the threshold means for this model's family.
+  const char *threshold_meaning () const;
+  bool gpu_schedule () const;
   // The pyramid planned for the last submitted frame size.
   const PyramidGeometry *geometry () const;
   bool built_from_cache () const;

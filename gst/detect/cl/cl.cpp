@@ -378,5 +378,15 @@ Error create_kernel (const Program &prog, const char *name, Kernel *out) {
   return {};
 }
 
+Error make_buffer (const Device &dev, Mem *m, size_t size, cl_mem_flags flags, const void *init) {
+  cl_int st = CL_SUCCESS;
+  size = std::max<size_t> (size, 16);
+  m->reset (clCreateBuffer (dev.context.get (), flags | (init ? CL_MEM_COPY_HOST_PTR : 0), size,
+                            const_cast<void *> (init), &st));
+  if (st != CL_SUCCESS)
+    return {"cannot allocate " + std::to_string (size) + " bytes on " + dev.info.name + ": " + status_to_string (st)};
+  return {};
+}
+
 } // namespace cl
 } // namespace gpudetect

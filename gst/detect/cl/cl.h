@@ -162,6 +162,19 @@ std::string limit_ptx_registers (const std::string &ptx, const std::string &limi
 
 Error create_kernel (const Program &prog, const char *name, Kernel *out);
 
+// A buffer of at least 16 bytes on the device's context (initialised from
+// `init` where given); the error names the size and the device.
+Error make_buffer (const Device &dev, Mem *m, size_t size, cl_mem_flags flags = CL_MEM_READ_WRITE,
+                   const void *init = nullptr);
+// A read-only buffer holding `v` (16 zero bytes when empty).
+template <typename T> Error upload_vector (const Device &dev, Mem *m, const std::vector<T> &v) {
+  if (v.empty ()) {
+    static const uint32_t zero[4] = {};
+    return make_buffer (dev, m, 16, CL_MEM_READ_ONLY, zero);
+  }
+  return make_buffer (dev, m, v.size () * sizeof (T), CL_MEM_READ_ONLY, v.data ());
+}
+
 uint64_t fnv1a (const void *data, size_t len, uint64_t h = 1469598103934665603ull);
 
 template <typename T> cl_int set_arg (cl_kernel k, cl_uint i, const T &v) {
@@ -171,12 +184,14 @@ inline cl_int set_arg (cl_kernel k, cl_uint i, const Mem &m) {
   cl_mem h = m.get ();
   return clSetKernelArg (k, i, sizeof (cl_mem), &h);
 }
-template <typename... A> cl_int set_args (cl_kernel k, const A &...a) {
-  cl_uint i = 0;
+// Arguments first, first + 1, ... of a kernel.
+template <typename... A> cl_int set_args_from (cl_kernel k, cl_uint first, const A &...a) {
+  cl_uint i = first;
   cl_int st = CL_SUCCESS;
   ((st = (st == CL_SUCCESS ? set_arg (k, i++, a) : st)), ...);
   return st;
 }
+template <typename... A> cl_int set_args (cl_kernel k, const A &...a) { return set_args_from (k, 0, a...); }
 
 } // namespace cl
 } // namespace gpudetect

@@ -302,10 +302,10 @@ GST_START_TEST (test_errors)
       GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE);
   /* a kernel build failure (an option that breaks the source), reported with
    * the build log, not cached */
-  g_setenv ("GPUDETECT_BUILD_OPTIONS", "-D WG=+", TRUE);
+  g_setenv ("GPUDETECT_TUNING", "build-options=-D WG=+", TRUE);
   expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect ! fakesink", GST_LIBRARY_ERROR,
       GST_LIBRARY_ERROR_INIT);
-  g_unsetenv ("GPUDETECT_BUILD_OPTIONS");
+  g_unsetenv ("GPUDETECT_TUNING");
   /* unsupported caps never reach it: negotiation fails (not-negotiated flow error) */
   expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=YUY2 ! gpudetect ! fakesink", GST_STREAM_ERROR,
       GST_STREAM_ERROR_FAILED);

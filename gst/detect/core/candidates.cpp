@@ -1,0 +1,39 @@
+#include "candidates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace gpudetect {
+
+std::vector<RawHit> decode_candidates (const PyramidGeometry &g, const uint32_t *pairs, uint32_t n) {
+  std::vector<uint64_t> keyed (n); // window index in the high half: sorting by it keeps each score with its window
+  for (uint32_t i = 0; i < n; i++)
+    keyed[i] = static_cast<uint64_t> (pairs[2 * i]) << 32 | pairs[2 * i + 1];
+  std::sort (keyed.begin (), keyed.end ());
+  std::vector<RawHit> hits;
+  hits.reserve (n);
+  for (uint64_t k : keyed) {
+    const int gid = static_cast<int> (k >> 32);
+    auto it = std::upper_bound (g.levels.begin (), g.levels.end (), gid,
+                                [] (int v, const PyramidLevel &l) { return v < l.first_window; });
+    if (it == g.levels.begin ())
+      continue;
+    const PyramidLevel &l = *(it - 1);
+    const int i = gid - l.first_window;
+    if (i >= l.nx * l.ny)
+      continue; // not a window of this geometry (a device fault): dropped rather than invented
+    RawHit h;
+    h.level = static_cast<int> (it - 1 - g.levels.begin ());
+    h.x = (i % l.nx) * l.step;
+    h.y = (i / l.nx) * l.step;
+    h.rect = {static_cast<int> (std::nearbyint (static_cast<float> (h.x) * l.scale)),
+              static_cast<int> (std::nearbyint (static_cast<float> (h.y) * l.scale)), l.win_width, l.win_height};
+    const uint32_t bits = static_cast<uint32_t> (k);
+    std::memcpy (&h.score, &bits, sizeof h.score);
+    hits.push_back (h);
+  }
+  return hits;
+}
+
+} // namespace gpudetect

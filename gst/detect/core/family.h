@@ -1,0 +1,108 @@
+// What a detector family plugs into the engine.  The core (detector.cpp) owns
+// the device, the program build, the slots of frames in flight, the upload,
+// the one readback per frame, the decoding of candidates and the timing; a
+// family owns its model on the device, its feature planes (built from the
+// uploaded frame on the device, e.g. core/integral.h), its evaluation kernels
+// and its grouping rule.  The core never asks which family it runs.
+//
+// Life of a family: program() gives its OpenCL C and options, the core builds
+// them into one program, setup() creates the kernels and uploads the model;
+// plan() gives the pyramid for a frame size and the search parameters, and
+// geometry() (re)allocates what depends on it; for each frame enqueue()
+// launches the kernels from the uploaded frame to the candidates; finish()
+// turns the decoded candidates into objects.
+#pragma once
+
+#include "candidates.h"
+#include "cl/cl.h"
+#include "frame.h"
+#include "pyramid.h"
+#include "tuning.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpudetect {
+
+// What to search for, changeable between frames.
+struct SearchParams {
+  double scale_factor = 1.1;
+  Size2 min_size{0, 0};
+  Size2 max_size{0, 0}; // 0: unbounded
+  int min_neighbors = 3;
+  // The family's decision threshold (Family::threshold_meaning); unset: the
+  // model's own.
+  std::optional<double> threshold;
+};
+
+struct ModelInfo {
+  std::string path;        // the file it was read from
+  std::string family;      // "cascade", "waldboost", ...
+  std::string label;       // default label of its objects ("face", ...)
+  std::string description; // e.g. "LBP, 20 stages"
+  Size2 window;            // detection window in level pixels
+};
+
+// The phases a frame's commands are timed under (StageTimes).
+enum class Phase { Upload, Pyramid, Integral, Tilted, First, Rest, Readback };
+
+// Where the family's kernels build: the device, the schedule, the knobs.
+struct BuildEnv {
+  const cl::Device &dev;
+  const Tuning &tuning;
+  bool gpu_schedule; // many lanes, or few cores (CPUs)
+};
+
+struct ProgramSpec {
+  std::string source;
+  uint64_t hash = 0;   // of everything in source
+  std::string options;
+  std::string ptx_register_limits; // "kernel=N,..." (NVIDIA; see cl::build_program)
+  // An option whose build failure is retried without it (and without the
+  // register limits): code a driver may refuse, with a portable fallback.
+  std::string optional_option;
+};
+
+// A frame's launches: the core chains the first after the upload, and keeps
+// each command's profiling event under its phase.
+class Launcher {
+public:
+  virtual ~Launcher () = default;
+  virtual cl::Error launch (cl_kernel k, size_t global, size_t local, Phase phase) = 0;
+};
+
+// One frame's buffers: the uploaded frame, and its candidates (the first
+// kernel of a frame resets the count and the lost counter; see candidates.h).
+struct FrameBuffers {
+  const cl::Mem &src;
+  const cl::Mem &candidates;
+  cl_uint capacity; // pairs the candidates buffer holds
+};
+
+class Family {
+public:
+  virtual ~Family () = default;
+  virtual const ModelInfo &info () const = 0;
+  // What `threshold` means for this family, for documentation and logs.
+  virtual const char *threshold_meaning () const = 0;
+
+  virtual cl::Error program (const BuildEnv &env, ProgramSpec *out) = 0;
+  virtual cl::Error setup (const BuildEnv &env, const cl::Program &program) = 0;
+  // The schedule the family settled on (it may need the CPU schedule on a
+  // device too small for its GPU work-groups).
+  virtual bool gpu_schedule () const = 0;
+
+  virtual PyramidGeometry plan (int width, int height, const SearchParams &p) const = 0;
+  virtual cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+                              const SearchParams &p) = 0;
+  // Search parameters that need no new geometry (the threshold).
+  virtual cl::Error parameters (const SearchParams &p) { return {}; }
+  virtual cl::Error enqueue (const FrameBuffers &frame, Launcher &l) = 0;
+
+  virtual std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
+                                         const SearchParams &p) const = 0;
+};
+
+} // namespace gpudetect

@@ -1,0 +1,136 @@
+#include "integral.h"
+
+#include <algorithm>
+
+namespace gpudetect {
+
+namespace {
+
+size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+} // namespace
+
+void IntegralPyramid::configure (const BuildEnv &env, const Planes &planes) {
+  planes_ = planes;
+  gpu_schedule_ = env.gpu_schedule;
+  // pyramid_rows' work-group: 256 lanes, or the largest power of two the
+  // device allows
+  rows_wg_ = std::min<size_t> (256, env.dev.info.max_work_group);
+  size_t p2 = 1;
+  while (p2 * 2 <= rows_wg_)
+    p2 *= 2;
+  rows_wg_ = p2;
+}
+
+std::string IntegralPyramid::options () const {
+  std::string o = " -D WG=" + std::to_string (rows_wg_);
+  if (planes_.sqsum)
+    o += " -D HAVE_SQSUM";
+  if (planes_.narrow)
+    o += " -D NARROW_SUM";
+  return o;
+}
+
+cl::Error IntegralPyramid::create_kernels (const cl::Program &program) {
+  const std::pair<cl::Kernel *, const char *> ks[] = {
+      {&rows_, gpu_schedule_ ? "pyramid_rows" : "pyramid_rows_seq"},
+      {&cols_, gpu_schedule_ ? "integral_cols_blocked" : "integral_cols_rows"},
+      {&tilt_a_, "tilted_anti"},
+      {&tilt_b_, "tilted_diag"}};
+  for (const auto &[k, name] : ks)
+    if (cl::Error e = cl::create_kernel (program, name, k))
+      return e;
+  return {};
+}
+
+cl::Error IntegralPyramid::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout) {
+  if (layout.height >= (1 << 17))
+    return {"frames of " + std::to_string (layout.height) + " rows are not supported (at most 131071)"};
+  std::vector<cl_int8> lv;
+  std::vector<int32_t> diag, colblocks, rowgroups;
+  for (size_t li = 0; li < g.levels.size (); li++) {
+    const PyramidLevel &l = g.levels[li];
+    const int32_t idx = static_cast<int32_t> (li);
+    lv.push_back ({{l.x0, l.y0, l.width, l.height, l.nx, l.ny, l.step, l.first_window}});
+    if (planes_.tilted)
+      for (int k = 0; k <= l.width + l.height; k++)
+        diag.push_back (idx | (k << 10));
+    // pyramid_rows (GPU schedule): 2^sh lanes per row, rows_wg >> sh rows per
+    // work-group; a lane takes 8 pixels per pass (kernels/pyramid.cl, RK)
+    int sh = 3;
+    while ((1 << sh) < static_cast<int> (rows_wg_) && (1 << sh) * 8 < l.width)
+      sh++;
+    for (int y = 0; y < l.height; y += static_cast<int> (rows_wg_) >> sh)
+      rowgroups.push_back (idx | (y << 10) | (sh << 27));
+    for (int b = 0; b * 32 <= l.width; b++)
+      colblocks.push_back (idx | (b << 10));
+  }
+  nlevels_ = static_cast<int> (g.levels.size ());
+  ndiag_ = static_cast<int> (diag.size ());
+  ncolblocks_ = static_cast<int> (colblocks.size ());
+  nrowgroups_ = static_cast<int> (rowgroups.size ());
+  nrows_ = g.total_rows;
+  stride_ = g.stride;
+  if (cl::Error e = cl::upload_vector (dev, &levels_, lv)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &xtab_, g.xtab)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &ytab_, g.ytab)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &xfirst_, g.xtab_first)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &yfirst_, g.ytab_first)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &row_map_, gpu_schedule_ ? rowgroups : g.row_map)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &diag_map_, diag)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &colblock_map_, colblocks)) return e;
+  const size_t plane = static_cast<size_t> (std::max (g.rows, 1)) * std::max (g.stride, 1) * sizeof (cl_uint);
+  // The CPU schedule's vector loads for 16 windows reach up to 32 values past
+  // the last window's: room for them after the last level.
+  const size_t slack = 64 * sizeof (cl_uint);
+  if (cl::Error e = cl::make_buffer (dev, &sum_, (planes_.narrow ? plane / 2 : plane) + slack)) return e;
+  if (cl::Error e = cl::make_buffer (dev, &sqsum_, planes_.sqsum ? plane + slack : 16)) return e;
+  if (cl::Error e = cl::make_buffer (dev, &tilted_, planes_.tilted ? plane : 16)) return e;
+
+  const cl_int src_stride = layout.stride (), src_bpp = layout.bpp ();
+  const cl_int4 rgb = rgb_offsets (layout.format);
+  // Arguments 0 (the frame), 13/14 or 14/15 (counters, candidates) are set
+  // in enqueue().
+  bound_[0] = bound_[1] = bound_[2] = nullptr;
+  if (gpu_schedule_) {
+    GPUDETECT_CL_TRY (cl::set_args (rows_.get (), cl::Mem (), src_stride, src_bpp, rgb, levels_, xtab_, ytab_,
+                                    xfirst_, yfirst_, row_map_, sum_, sqsum_, stride_));
+    GPUDETECT_CL_TRY (cl::set_args (cols_.get (), levels_, colblock_map_, sum_, sqsum_, stride_));
+  } else {
+    const cl_int nrows = nrows_, nb = ncolblocks_;
+    GPUDETECT_CL_TRY (cl::set_args (rows_.get (), cl::Mem (), src_stride, src_bpp, rgb, levels_, xtab_, ytab_,
+                                    xfirst_, yfirst_, row_map_, nrows, sum_, sqsum_, stride_));
+    GPUDETECT_CL_TRY (cl::set_args (cols_.get (), levels_, colblock_map_, nb, sum_, sqsum_, stride_));
+  }
+  if (planes_.tilted)
+    for (cl_kernel k : {tilt_a_.get (), tilt_b_.get ()})
+      GPUDETECT_CL_TRY (cl::set_args (k, levels_, diag_map_, static_cast<cl_int> (ndiag_), sum_, tilted_, stride_));
+  return {};
+}
+
+cl::Error IntegralPyramid::enqueue (const FrameBuffers &frame, const cl::Mem &counters, Launcher &l) {
+  // Arguments change only with the slot (a host call each, so only when they do).
+  const cl_uint first = gpu_schedule_ ? 13 : 14; // counters, then candidates
+  const std::pair<cl_uint, const cl::Mem *> args[] = {{0, &frame.src}, {first, &counters}, {first + 1, &frame.candidates}};
+  for (size_t i = 0; i < 3; i++)
+    if (bound_[i] != args[i].second->get ()) {
+      GPUDETECT_CL_TRY (cl::set_arg (rows_.get (), args[i].first, *args[i].second));
+      bound_[i] = args[i].second->get ();
+    }
+  if (gpu_schedule_) {
+    if (cl::Error e = l.launch (rows_.get (), static_cast<size_t> (nrowgroups_) * rows_wg_, rows_wg_, Phase::Pyramid))
+      return e;
+  } else {
+    if (cl::Error e = l.launch (rows_.get (), round_up (nrows_, 16), 16, Phase::Pyramid))
+      return e;
+  }
+  if (planes_.tilted)
+    for (cl_kernel k : {tilt_a_.get (), tilt_b_.get ()})
+      if (cl::Error e = l.launch (k, round_up (ndiag_, 64), 64, Phase::Tilted))
+        return e;
+  if (gpu_schedule_)
+    return l.launch (cols_.get (), static_cast<size_t> (ncolblocks_) * 256, 256, Phase::Integral);
+  return l.launch (cols_.get (), round_up (ncolblocks_, 8), 8, Phase::Integral);
+}
+
+} // namespace gpudetect

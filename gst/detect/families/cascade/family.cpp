@@ -1,0 +1,416 @@
+// Boosted cascades on the device (kernels/cascade*.cl): the integral
+// pyramid (core/integral.h), then
+// - GPU schedule: cascade_first over every window (stage 0, OpenCV's skip
+//   after a stage-0 rejection, the other generated stages) writing a list of
+//   survivors, and cascade_list over that list for the later stages;
+// - CPU schedule: cascade_rows, a work-item per row of windows, OpenCV's loop
+//   (the first stages as vector code over 16 windows where the model allows).
+// Grouping as OpenCV's groupRectangles; confidence from the neighbours.
+#include "family.h"
+
+#include "codegen.h"
+#include "core/integral.h"
+#include "kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+namespace gpudetect {
+
+namespace {
+
+// Device layouts of the model (must match kernels/cascade_types.cl).
+struct DevStage {
+  cl_int first_tree, ntrees;
+  cl_float threshold, pad;
+};
+struct DevTree {
+  cl_int first_node, node_count, first_leaf, pad;
+};
+struct DevNode {
+  cl_int left, right, feature;
+  cl_float threshold;
+};
+struct DevStump {
+  cl_int feature;
+  cl_float threshold, left, right;
+};
+struct DevHaarFeature {
+  cl_int r[3][4];
+  cl_float w[4];
+};
+
+size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+class CascadeFamily final : public Family {
+public:
+  explicit CascadeFamily (CascadeModel m) : model_ (std::move (m)) {
+    const bool haar = model_.feature_type == CascadeModel::FeatureType::Haar;
+    info_.path = model_.path;
+    info_.family = "cascade";
+    info_.label = model_.default_label;
+    info_.window = {model_.window_width, model_.window_height};
+    info_.description = std::string (haar ? "Haar" : "LBP") + " cascade, " + std::to_string (model_.stages.size ()) +
+                        " stages, window " + std::to_string (model_.window_width) + "x" +
+                        std::to_string (model_.window_height);
+  }
+
+  const ModelInfo &info () const override { return info_; }
+  const char *threshold_meaning () const override { return "the least confidence of a reported object"; }
+  bool gpu_schedule () const override { return gpu_schedule_; }
+
+  cl::Error program (const BuildEnv &env, ProgramSpec *out) override;
+  cl::Error setup (const BuildEnv &env, const cl::Program &program) override;
+  PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
+    return plan_pyramid (width, height, model_.window_width, model_.window_height, p.scale_factor, p.min_size,
+                         p.max_size);
+  }
+  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+                      const SearchParams &p) override;
+  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override;
+  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
+                                 const SearchParams &p) const override;
+
+private:
+  cl::Error upload_model (const cl::Device &dev);
+  std::vector<cl_int> feature_offsets (int stride) const;
+
+  CascadeModel model_;
+  ModelInfo info_;
+  IntegralPyramid integral_;
+  bool gpu_schedule_ = true;
+  bool features_by_tree_ = false; // stump models, GPU schedule: features[] in tree order (FEATURES_BY_TREE)
+  size_t list_groups_ = 0;        // persistent work-groups of cascade_list
+  int seg_windows_ = 256;         // cascade_first: a work-group's segment holds as many rows as hold this many windows
+  cl::Kernel first_, list_, rows_;
+  cl::Mem stages_, trees_, nodes_, stumps_, leaves_, features_, subsets_;
+  cl::Mem seg_map_, wrow_map_, list_buf_, counters_, fofs_;
+  int nsegs_ = 0, nwrows_ = 0, nwindows_ = 0;
+  cl_mem bound_cand_ = nullptr; // the candidates buffer as last set on the hit-writing kernel
+};
+
+cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
+  const cl::DeviceInfo &dev = env.dev.info;
+  const Tuning &t = env.tuning;
+  const bool haar = model_.feature_type == CascadeModel::FeatureType::Haar;
+  gpu_schedule_ = env.gpu_schedule;
+  std::string opts = haar ? " -D FEATURE_HAAR" : " -D FEATURE_LBP";
+  opts += " -D MAX_NODES=" + std::to_string (model_.max_nodes_per_tree);
+  opts += " -D WIN_W=" + std::to_string (model_.window_width) + " -D WIN_H=" + std::to_string (model_.window_height);
+  if (dev.fp64)
+    opts += " -D HAVE_FP64";
+  if (model_.has_tilted)
+    opts += " -D HAVE_TILTED";
+  // Windows per work-group step of cascade_list: its local memory holds an
+  // offset (and for Haar a normalisation factor) and two list entries each.
+  // LBP 1024 (H100, 1080p: `later` 0.175-0.181 to 0.171-0.177 ms; Haar
+  // default went the other way, 0.737-0.961 to 0.772-0.975 ms).
+  size_t chunk = haar ? 512 : 1024;
+  const size_t per_window = (haar ? 8 : 4) + 4, fixed = 256 * 8 + 64;
+  while (chunk > 256 && chunk * per_window + fixed > std::min<cl_ulong> (dev.local_mem, 32 * 1024))
+    chunk /= 2;
+  if (gpu_schedule_ && (dev.max_work_group < 256 || chunk * per_window + fixed > dev.local_mem))
+    gpu_schedule_ = false; // too small for the GPU schedule's work-groups
+  // CPU: a load of a precomputed offset costs less than its arithmetic; GPUs
+  // are bound by loads.
+  const bool use_fofs = !gpu_schedule_;
+  if (use_fofs)
+    opts += " -D USE_FOFS";
+  // LBP stump models on the GPU schedule: each tree's feature copied into
+  // tree order, so that a lane loads a tree's stump and feature at once
+  // instead of one after the other (H100, 1080p: LBP-improved `later` 0.338
+  // to 0.327 ms; haar-frontalface-default's stumps 1.115 to 1.167 ms, so not
+  // for Haar).
+  features_by_tree_ = gpu_schedule_ && !haar && model_.max_nodes_per_tree == 1;
+  if (features_by_tree_)
+    opts += " -D FEATURES_BY_TREE";
+  // The GPU schedule keeps the sum plane modulo 2^16 (NARROW_SUM): the
+  // cascade kernels' loads, scattered as they are, then move half the bytes
+  // (H100, 1080p: device time LBP 0.676 to 0.597 ms, Haar default 1.61 to
+  // 1.48 ms).  The corners of a rectangle of at most 257 pixels still give
+  // its exact sum (every LBP block of OpenCV's LBP cascades; all but 75 of
+  // haar-frontalface-default's 6383 rectangles), larger ones are summed in
+  // bands, the squared sums stay 32-bit.  Not for tilted features (their
+  // plane stays 32-bit, and the kernels choose no plane per rectangle), nor
+  // on the CPU schedule, whose vector stages load 32-bit lanes.
+  bool narrow_fits = true;
+  for (const CascadeModel::LbpFeature &f : model_.lbp_features)
+    narrow_fits = narrow_fits && f.w * f.h <= 257;
+  for (const CascadeModel::HaarFeature &f : model_.haar_features)
+    for (const CascadeModel::HaarRect &r : f.rect)
+      narrow_fits = narrow_fits && r.w <= 257 && narrow_band_height (r.w, r.h) < 256; // 8 bits each
+  narrow_fits = narrow_fits && model_.window_width - 2 <= 257 && !model_.has_tilted;
+  const bool narrow_sum = gpu_schedule_ && narrow_fits;
+  integral_.configure ({env.dev, env.tuning, gpu_schedule_}, {haar, model_.has_tilted, narrow_sum});
+  opts += integral_.options ();
+  opts += " -D LIST_CHUNK=" + std::to_string (chunk);
+  // cascade_list's trees evaluated together per lane (their loads in flight
+  // at once): 4 for LBP models (H100, 1080p: `later` 0.351 to 0.337 ms; 2
+  // the same as 1, 8 in between), 2 for Haar models (haar-frontalface-default
+  // 1.145 to 1.116 ms, alt2 1.005 to 0.991 ms; 4 the same as 1).  CPUs: 1
+  // (cascade_rows shares the code; not measured there).
+  opts += " -D LIST_UNROLL=" + std::to_string (gpu_schedule_ ? (haar ? 2 : 4) : 1);
+  // NVIDIA GPUs: cascade_first's scans through warp votes and shuffles
+  // (inline PTX) instead of local memory and two barriers per step
+  // (kernels/warp.cl; H100, 1080p: `first` 0.152 to 0.141 ms for LBP-improved,
+  // 0.219 to 0.188 ms for haar-frontalface-default).  NVIDIA's own OpenCL
+  // platform only: another implementation on an NVIDIA GPU need not take PTX,
+  // and a build that fails with it is retried without.
+  const bool warp_ptx = gpu_schedule_ && dev.platform_name.find ("NVIDIA") != std::string::npos;
+  if (warp_ptx)
+    out->optional_option = "-D WARP_PTX";
+  // Persistent work-groups of cascade_list: 8 per compute unit.
+  list_groups_ = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
+  // The first stages as generated code.  GPUs: cascade_first runs the first
+  // of them over every window passing stage 0, gathered WGF at a time
+  // (cascade-first-stages; default 2, but 1 for LBP where the scans go
+  // through local memory: on an H100 at 1080p, stage 1 there made alt2 11 %
+  // faster and LBP-improved 5 % slower with those scans, and LBP-improved
+  // 2-3 % faster with the warp votes; a third stage took haar-frontalface-
+  // default's 1080p-crowd from 1.40 to 1.35 ms but alt2's from 1.31 to
+  // 1.53 ms, docs/benchmarks.md); cascade_list reads the later stages from
+  // memory.  cascade-list-generated-trees=N generates the stages within N
+  // trees, which cascade_list then runs as code where one lane takes a
+  // window: on an H100 that made both kernels slower for all three face
+  // models (LBP-improved `later` 0.35 to 0.57 ms, Haar default `first` 0.24
+  // to 0.60 ms), so the default is 0.  CPUs: Haar models up to 256 trees
+  // (2.4x faster on PoCL for frontalface_alt2's small trees, 1.3x for
+  // frontalface_default's stumps; a few seconds to build, once, thanks to the
+  // binary cache); LBP stage 0 (its stump models run vector stages, below).
+  int spec_trees = haar ? 256 : 1, first = -1;
+  if (gpu_schedule_) {
+    first = t.cascade_first_stages > 0 ? t.cascade_first_stages : (haar || warp_ptx ? 2 : 1);
+    int first_trees = 0;
+    for (int si = 0; si < first && si < static_cast<int> (model_.stages.size ()); si++)
+      first_trees += model_.stages[si].ntrees;
+    spec_trees = std::max (first_trees, t.cascade_list_generated_trees);
+  }
+  const GeneratedStages gen = generate_stages (model_, spec_trees, first, narrow_sum);
+  // CPUs, LBP stump models and Haar models without tilted features: the
+  // first stages over 16 windows at once.  LBP: 3 stages; Haar: the stages
+  // within the first 100 trees, e.g. 4 of haar-frontalface-default, 6 of
+  // alt2 (measured on PoCL).
+  int vec_stages = t.cascade_vector_stages >= 0 ? t.cascade_vector_stages
+                                                : (haar ? stages_within_trees (model_, 100) : 3);
+  const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages);
+  out->source = std::string (kernels::warp_source) + "\n" + kernels::candidates_source + "\n" +
+                kernels::pyramid_source + "\n" + kernels::cascade_types_source + "\n" +
+                kernels::cascade_eval_source + "\n" + gen.source + "\n" + vec.source + "\n" + kernels::cascade_source;
+  uint64_t hash = kernels::warp_hash;
+  for (uint64_t h : {kernels::candidates_hash, kernels::pyramid_hash, kernels::cascade_types_hash,
+                     kernels::cascade_eval_hash, kernels::cascade_hash})
+    hash = cl::fnv1a (&h, sizeof h, hash);
+  hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
+  out->hash = cl::fnv1a (vec.source.data (), vec.source.size (), hash);
+  out->options = opts + (warp_ptx ? " " + out->optional_option : "");
+  // NVIDIA GPUs: register limits written into the PTX (the driver ignores
+  // -cl-nv-maxrregcount), so that 5 work-groups of 256 fit an SM instead of 4
+  // (H100, 1080p, docs/results/tune-ptx-regs-h100.txt): cascade_first 48 for
+  // every model (`first` 0.179-0.180 to 0.170-0.171 ms for LBP-improved,
+  // 0.175 to 0.159 ms for alt2, 0.188 to 0.184 ms for Haar default; LBP frontal
+  // face 0.141-0.142 to 0.142-0.144 ms), cascade_list 48 for Haar stump models
+  // (haar-frontalface-default `later` 0.956 to 0.928-0.930 ms; LBP's went from
+  // 0.171 to 0.192 ms and alt2's trees from 0.933 to 0.939 ms, so not theirs).
+  // With a third stage in cascade_first, 48 registers made it slower (Haar
+  // default 0.340 to 0.626 ms), so the limit is for up to 2 stages.
+  if (warp_ptx) {
+    if (first <= 2)
+      out->ptx_register_limits = "cascade_first=48";
+    if (haar && model_.max_nodes_per_tree == 1)
+      out->ptx_register_limits += std::string (out->ptx_register_limits.empty () ? "" : ",") + "cascade_list=48";
+  }
+  return {};
+}
+
+cl::Error CascadeFamily::setup (const BuildEnv &env, const cl::Program &program) {
+  if (cl::Error e = integral_.create_kernels (program))
+    return e;
+  const std::pair<cl::Kernel *, const char *> ks[] = {
+      {&first_, "cascade_first"}, {&list_, "cascade_list"}, {&rows_, "cascade_rows"}};
+  for (const auto &[k, name] : ks)
+    if ((std::strcmp (name, "cascade_rows") == 0) != gpu_schedule_)
+      if (cl::Error e = cl::create_kernel (program, name, k))
+        return e;
+  if (cl::Error e = cl::make_buffer (env.dev, &counters_, 4 * sizeof (cl_uint)))
+    return e;
+  return upload_model (env.dev);
+}
+
+cl::Error CascadeFamily::upload_model (const cl::Device &dev) {
+  const CascadeModel &m = model_;
+  std::vector<DevStage> st;
+  for (const CascadeModel::Stage &s : m.stages)
+    st.push_back ({s.first_tree, s.ntrees, s.threshold, 0});
+  std::vector<DevTree> tr;
+  for (const CascadeModel::Tree &t : m.trees)
+    tr.push_back ({t.first_node, t.node_count, t.first_leaf, 0});
+  std::vector<DevNode> nd;
+  std::vector<uint32_t> sub;
+  for (const CascadeModel::Node &n : m.nodes) {
+    nd.push_back ({n.left, n.right, n.feature, n.threshold});
+    if (m.feature_type == CascadeModel::FeatureType::Lbp)
+      sub.insert (sub.end (), n.subset, n.subset + 8);
+  }
+  if (cl::Error e = cl::upload_vector (dev, &stages_, st)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &trees_, tr)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &nodes_, nd)) return e;
+  // Stump models: one record per tree (node threshold and both leaves).
+  std::vector<DevStump> sp;
+  if (m.max_nodes_per_tree == 1)
+    for (const CascadeModel::Tree &t : m.trees) {
+      const CascadeModel::Node &n = m.nodes[t.first_node];
+      sp.push_back ({n.feature, n.threshold, m.leaves[t.first_leaf - n.left], m.leaves[t.first_leaf - n.right]});
+    }
+  if (cl::Error e = cl::upload_vector (dev, &stumps_, sp)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &leaves_, m.leaves)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &subsets_, sub)) return e;
+  // the features in the model's order, or in tree order (one per stump)
+  std::vector<int> order;
+  if (features_by_tree_) {
+    for (const CascadeModel::Tree &t : m.trees)
+      order.push_back (m.nodes[t.first_node].feature);
+  } else {
+    order.resize (m.feature_count ());
+    std::iota (order.begin (), order.end (), 0);
+  }
+  if (m.feature_type == CascadeModel::FeatureType::Haar) {
+    const bool narrow = integral_.planes ().narrow;
+    std::vector<DevHaarFeature> f;
+    for (int fi : order) {
+      const CascadeModel::HaarFeature &h = m.haar_features[fi];
+      DevHaarFeature d{};
+      for (int i = 0; i < 3; i++) {
+        d.r[i][0] = h.rect[i].x, d.r[i][1] = h.rect[i].y, d.r[i][2] = h.rect[i].w, d.r[i][3] = h.rect[i].h;
+        d.w[i] = h.rect[i].weight;
+      }
+      d.w[3] = h.tilted ? 1.f : 0.f;
+      if (narrow) { // the rectangles' band heights (kernels/cascade_eval.cl, rect_sum_n)
+        int32_t hb = 0;
+        for (int i = 0; i < 3; i++)
+          hb |= narrow_band_height (h.rect[i].w, h.rect[i].h) << (8 * i);
+        std::memcpy (&d.w[3], &hb, sizeof hb);
+      }
+      f.push_back (d);
+    }
+    return cl::upload_vector (dev, &features_, f);
+  }
+  std::vector<cl_int4> f;
+  for (int fi : order) {
+    const CascadeModel::LbpFeature &l = m.lbp_features[fi];
+    f.push_back ({{l.x, l.y, l.w, l.h}});
+  }
+  return cl::upload_vector (dev, &features_, f);
+}
+
+// Corner offsets of every feature for a row stride, as OpenCV's setOffsets:
+// Haar 3 rectangles x 4 corners (tilted ones in the tilted plane), LBP the
+// 4x4 grid of integral points.
+std::vector<cl_int> CascadeFamily::feature_offsets (int s) const {
+  std::vector<cl_int> o;
+  if (model_.feature_type == CascadeModel::FeatureType::Lbp) {
+    for (const CascadeModel::LbpFeature &f : model_.lbp_features)
+      for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++)
+          o.push_back (f.x + i * f.w + s * (f.y + j * f.h));
+    return o;
+  }
+  for (const CascadeModel::HaarFeature &f : model_.haar_features)
+    for (const CascadeModel::HaarRect &r : f.rect) {
+      if (f.tilted) {
+        o.insert (o.end (), {r.x + s * r.y, r.x - r.h + s * (r.y + r.h), r.x + r.w + s * (r.y + r.w),
+                             r.x + r.w - r.h + s * (r.y + r.w + r.h)});
+      } else {
+        o.insert (o.end (), {r.x + s * r.y, r.x + r.w + s * r.y, r.x + s * (r.y + r.h), r.x + r.w + s * (r.y + r.h)});
+      }
+    }
+  return o;
+}
+
+cl::Error CascadeFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+                                   const SearchParams &) {
+  if (cl::Error e = integral_.geometry (dev, g, layout))
+    return e;
+  std::vector<int32_t> wrows;
+  std::vector<cl_int2> segs; // cascade_first: (level | nrows << 10, first row)
+  for (size_t li = 0; li < g.levels.size (); li++) {
+    const PyramidLevel &l = g.levels[li];
+    const int32_t idx = static_cast<int32_t> (li);
+    // A segment is one row of windows, or as many rows as hold seg_windows.
+    const int rows_per_seg = l.nx > 0 ? std::max (1, seg_windows_ / l.nx) : 1;
+    for (int iy = 0; iy < l.ny; iy += rows_per_seg)
+      segs.push_back ({{idx | (std::min (rows_per_seg, l.ny - iy) << 10), iy}});
+    for (int iy = 0; iy < l.ny; iy++)
+      wrows.push_back (idx | (iy << 10));
+  }
+  nsegs_ = static_cast<int> (segs.size ());
+  nwrows_ = static_cast<int> (wrows.size ());
+  nwindows_ = g.total_windows;
+  if (cl::Error e = cl::upload_vector (dev, &seg_map_, segs)) return e;
+  if (cl::Error e = cl::upload_vector (dev, &wrow_map_, wrows)) return e;
+  // the list: (window index, integral offset) pairs
+  if (cl::Error e = cl::make_buffer (dev, &list_buf_, gpu_schedule_ ? static_cast<size_t> (g.total_windows) * 8 : 16))
+    return e;
+  if (cl::Error e = cl::upload_vector (dev, &fofs_, feature_offsets (g.stride)))
+    return e;
+  // Every argument but the candidates (set in enqueue()).
+  const cl::Mem &sum = integral_.sum (), &sqsum = integral_.sqsum (), &tilt = integral_.tilted ();
+  const cl_int stride = integral_.stride (), nstages = static_cast<cl_int> (model_.stages.size ());
+  if (gpu_schedule_) {
+    GPUDETECT_CL_TRY (cl::set_args (first_.get (), integral_.levels (), seg_map_, sum, sqsum, tilt, stride, stages_,
+                                    nstages, trees_, nodes_, stumps_, leaves_, features_, fofs_, subsets_, list_buf_,
+                                    counters_));
+    GPUDETECT_CL_TRY (cl::set_args (list_.get (), sum, sqsum, tilt, stride, stages_, nstages, trees_, nodes_, stumps_,
+                                    leaves_, features_, fofs_, subsets_, list_buf_, counters_));
+  } else {
+    GPUDETECT_CL_TRY (cl::set_args (rows_.get (), integral_.levels (), wrow_map_, static_cast<cl_int> (nwrows_), sum,
+                                    sqsum, tilt, stride, stages_, nstages, trees_, nodes_, stumps_, leaves_, features_,
+                                    fofs_, subsets_));
+  }
+  bound_cand_ = nullptr;
+  return {};
+}
+
+cl::Error CascadeFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
+  // the candidates and their capacity follow the arguments bound in geometry()
+  cl_kernel hitter = gpu_schedule_ ? list_.get () : rows_.get ();
+  const cl_uint arg = gpu_schedule_ ? 15 : 16;
+  if (bound_cand_ != frame.candidates.get ()) {
+    GPUDETECT_CL_TRY (cl::set_args_from (hitter, arg, frame.candidates, frame.capacity));
+    bound_cand_ = frame.candidates.get ();
+  }
+  if (cl::Error e = integral_.enqueue (frame, counters_, l))
+    return e;
+  if (nwindows_ == 0)
+    return {};
+  if (gpu_schedule_) {
+    if (cl::Error e = l.launch (first_.get (), static_cast<size_t> (nsegs_) * 256, 256, Phase::First))
+      return e;
+    return l.launch (list_.get (), list_groups_ * 256, 256, Phase::Rest);
+  }
+  return l.launch (rows_.get (), round_up (nwrows_, 8), 8, Phase::First);
+}
+
+std::vector<Detection> CascadeFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
+                                              const SearchParams &p) const {
+  std::vector<Rect> raw;
+  raw.reserve (hits.size ());
+  for (const RawHit &h : hits)
+    raw.push_back (h.rect);
+  // Grouped boxes are clipped to the frame, as OpenCV's detectMultiScale does.
+  std::vector<Detection> out;
+  for (const GroupedRect &gr : group_rectangles (raw, p.min_neighbors)) {
+    Rect r = clip_rect (gr.rect, g.image_width, g.image_height);
+    if (r.width > 0 && r.height > 0 && gr.confidence >= p.threshold.value_or (0.0))
+      out.push_back ({r, gr.neighbors, gr.confidence, 0.f, 0});
+  }
+  return out;
+}
+
+} // namespace
+
+std::unique_ptr<Family> make_cascade_family (CascadeModel model) {
+  return std::make_unique<CascadeFamily> (std::move (model));
+}
+
+} // namespace gpudetect

@@ -1,0 +1,69 @@
+#include "registry.h"
+
+#include "cascade/family.h"
+#include "core/models.h"
+#include "core/xml.h"
+
+namespace gpudetect {
+
+namespace {
+
+// A model file as the families see it when they are asked whether it is
+// theirs: its path, its text, and its root element where it is XML.
+struct ModelText {
+  std::string path, text;
+  xml::Doc doc;
+  const xmlNode *root = nullptr;
+  std::string xml_error; // why it is not XML, if it is not
+};
+
+struct Entry {
+  const char *format;
+  bool (*recognises) (const ModelText &m);
+  std::string (*make) (const ModelText &m, std::unique_ptr<Family> *out);
+};
+
+const Entry kFamilies[] = {
+    {"an OpenCV cascade (<opencv_storage><cascade>)",
+     [] (const ModelText &m) { return xml::is_elem (m.root, "opencv_storage"); },
+     [] (const ModelText &m, std::unique_ptr<Family> *out) {
+       CascadeModel model;
+       if (std::string e = read_cascade_storage (m.root, &model); !e.empty ())
+         return e;
+       model.path = m.path;
+       model.default_label = label_for_model (m.path);
+       *out = make_cascade_family (std::move (model));
+       return std::string ();
+     }},
+};
+
+} // namespace
+
+std::string known_model_formats () {
+  std::string s;
+  const size_t n = sizeof kFamilies / sizeof kFamilies[0];
+  for (size_t i = 0; i < n; i++)
+    s += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string (kFamilies[i].format);
+  return s;
+}
+
+std::string load_family (const std::string &path, std::unique_ptr<Family> *out) {
+  ModelText m;
+  m.path = path;
+  if (std::string e = read_model_file (path, &m.text); !e.empty ())
+    return e;
+  m.xml_error = xml::parse (m.text, &m.doc);
+  m.root = xml::root (m.doc);
+  for (const Entry &f : kFamilies) {
+    if (!f.recognises (m))
+      continue;
+    if (std::string e = f.make (m, out); !e.empty ())
+      return "model file '" + path + "': " + e;
+    return {};
+  }
+  if (!m.xml_error.empty ())
+    return "model file '" + path + "': " + m.xml_error;
+  return "model file '" + path + "' is none of the formats gpudetect reads: " + known_model_formats ();
+}
+
+} // namespace gpudetect

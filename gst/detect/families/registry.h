@@ -1,0 +1,20 @@
+// Which family reads a model file, decided by the file's content: the table
+// in registry.cpp is the one place that knows every family.
+#pragma once
+
+#include "core/family.h"
+
+#include <memory>
+#include <string>
+
+namespace gpudetect {
+
+// Reads the model file at `path` and makes the family that evaluates it.
+// Returns an empty string on success, else a message naming the file and
+// what is wrong with it.
+std::string load_family (const std::string &path, std::unique_ptr<Family> *out);
+
+// The formats the registry knows, for messages ("an OpenCV cascade (...)").
+std::string known_model_formats ();
+
+} // namespace gpudetect
