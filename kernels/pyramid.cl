@@ -140,8 +140,8 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
   const int lid = get_local_id (0);
   const int g = get_group_id (0);
   if (g == 0 && lid == 0) {
-    counters[0] = 0;
-    counters[1] = 0;
+    for (int k = 0; k < 16; k++) /* a family's list counters (core/integral.h) */
+      counters[k] = 0;
     candidates_reset (hits);
   }
   const int m = row_map[g];
@@ -248,8 +248,8 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
 {
   const int g = get_global_id (0);
   if (g == 0) {
-    counters[0] = 0;
-    counters[1] = 0;
+    for (int k = 0; k < 16; k++) /* a family's list counters (core/integral.h) */
+      counters[k] = 0;
     candidates_reset (hits);
   }
   if (g >= nrows)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 
 namespace gpudetect {
@@ -80,18 +81,22 @@ int round_float (float v) { return static_cast<int> (std::nearbyint (v)); }
 
 float confidence_from_neighbors (int n) { return n <= 0 ? 0.f : static_cast<float> (n) / (n + 4); }
 
-std::vector<GroupedRect> group_rectangles (const std::vector<Rect> &raw, int min_neighbors, double eps) {
+std::vector<GroupedRect> group_rectangles (const std::vector<Rect> &raw, int min_neighbors, double eps,
+                                           const std::vector<float> *scores) {
   std::vector<GroupedRect> out;
   if (min_neighbors <= 0 || raw.empty ()) {
-    for (const Rect &r : raw)
-      out.push_back ({r, 1, confidence_from_neighbors (1)});
+    for (size_t i = 0; i < raw.size (); i++)
+      out.push_back ({raw[i], 1, confidence_from_neighbors (1), scores ? (*scores)[i] : 0.f});
     return out;
   }
   std::vector<int> labels;
   int nclasses = partition (raw, eps, &labels);
   std::vector<Rect> sums (nclasses);
   std::vector<int> weights (nclasses, 0);
+  std::vector<float> best (nclasses, -std::numeric_limits<float>::infinity ());
   for (size_t i = 0; i < raw.size (); i++) {
+    if (scores)
+      best[labels[i]] = std::max (best[labels[i]], (*scores)[i]);
     Rect &s = sums[labels[i]];
     s.x += raw[i].x;
     s.y += raw[i].y;
@@ -123,7 +128,7 @@ std::vector<GroupedRect> group_rectangles (const std::vector<Rect> &raw, int min
         break;
     }
     if (j == nclasses)
-      out.push_back ({r1, n1, confidence_from_neighbors (n1)});
+      out.push_back ({r1, n1, confidence_from_neighbors (n1), scores ? best[i] : 0.f});
   }
   return out;
 }

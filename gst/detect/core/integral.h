@@ -19,6 +19,8 @@ namespace gpudetect {
 
 class IntegralPyramid {
 public:
+  static constexpr int kCounterWords = 16;
+
   struct Planes {
     bool sqsum = false;  // squared sums (variance normalisation)
     bool tilted = false; // 45-degree integral
@@ -37,8 +39,8 @@ public:
   // Buffers and work maps for a geometry, kernel arguments for a layout.
   cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout);
 
-  // Launches for one frame.  The first resets `counters` (4 words) and the
-  // frame's candidates.
+  // Launches for one frame.  The first resets `counters` (kCounterWords
+  // words: a family's list counters) and the frame's candidates.
   cl::Error enqueue (const FrameBuffers &frame, const cl::Mem &counters, Launcher &l);
 
   // Level descriptors on the device (int8: x0, y0, width, height, nx, ny,

@@ -1,6 +1,7 @@
 #include "registry.h"
 
 #include "cascade/family.h"
+#include "waldboost/family.h"
 #include "core/models.h"
 #include "core/xml.h"
 
@@ -33,6 +34,17 @@ const Entry kFamilies[] = {
        model.path = m.path;
        model.default_label = label_for_model (m.path);
        *out = make_cascade_family (std::move (model));
+       return std::string ();
+     }},
+    {"a WaldBoost classifier (<WaldBoostClassifier>)",
+     [] (const ModelText &m) { return is_waldboost_native (m.root); },
+     [] (const ModelText &m, std::unique_ptr<Family> *out) {
+       WaldBoostModel model;
+       if (std::string e = read_waldboost_native (m.root, &model); !e.empty ())
+         return e;
+       model.path = m.path;
+       model.default_label = label_for_model (m.path);
+       *out = make_waldboost_family (std::move (model));
        return std::string ();
      }},
 };

@@ -194,11 +194,12 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   int vec_stages = t.cascade_vector_stages >= 0 ? t.cascade_vector_stages
                                                 : (haar ? stages_within_trees (model_, 100) : 3);
   const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages);
-  out->source = std::string (kernels::warp_source) + "\n" + kernels::candidates_source + "\n" +
+  out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
+                kernels::candidates_source + "\n" +
                 kernels::pyramid_source + "\n" + kernels::cascade_types_source + "\n" +
                 kernels::cascade_eval_source + "\n" + gen.source + "\n" + vec.source + "\n" + kernels::cascade_source;
   uint64_t hash = kernels::warp_hash;
-  for (uint64_t h : {kernels::candidates_hash, kernels::pyramid_hash, kernels::cascade_types_hash,
+  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::cascade_types_hash,
                      kernels::cascade_eval_hash, kernels::cascade_hash})
     hash = cl::fnv1a (&h, sizeof h, hash);
   hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
@@ -232,7 +233,7 @@ cl::Error CascadeFamily::setup (const BuildEnv &env, const cl::Program &program)
     if ((std::strcmp (name, "cascade_rows") == 0) != gpu_schedule_)
       if (cl::Error e = cl::create_kernel (program, name, k))
         return e;
-  if (cl::Error e = cl::make_buffer (env.dev, &counters_, 4 * sizeof (cl_uint)))
+  if (cl::Error e = cl::make_buffer (env.dev, &counters_, IntegralPyramid::kCounterWords * sizeof (cl_uint)))
     return e;
   return upload_model (env.dev);
 }

@@ -1,0 +1,14 @@
+// The WaldBoost family: one boosted classifier over MB-LBP with a rejection
+// test after every weak hypothesis (model.h), on the integral pyramid.
+#pragma once
+
+#include "core/family.h"
+#include "model.h"
+
+#include <memory>
+
+namespace gpudetect {
+
+std::unique_ptr<Family> make_waldboost_family (WaldBoostModel model);
+
+} // namespace gpudetect
