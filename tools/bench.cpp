@@ -160,7 +160,15 @@ int main (int argc, char **argv) {
                det->device ().describe ().c_str (), det->model ().path.c_str (), det->model ().description.c_str (),
                det->gpu_schedule () ? "gpu" : "cpu", create_ms, det->built_from_cache () ? "from cache" : "built");
 
+  // OpenCV's CascadeClassifier is the peer of the cascade family only.
+  const bool cascade = det->model ().family == "cascade";
+  if (!cascade)
+    use_opencv = false;
 #ifdef HAVE_OPENCV
+  if (parity && !cascade) {
+    std::fprintf (stderr, "--parity compares with OpenCV's CascadeClassifier: it needs a cascade model\n");
+    return 2;
+  }
   if (use_opencv && cv::ocl::haveOpenCL ()) {
     cv::ocl::setUseOpenCL (true);
     const cv::ocl::Device &d = cv::ocl::Device::getDefault ();
@@ -204,10 +212,10 @@ int main (int argc, char **argv) {
 
   err.clear ();
   std::shared_ptr<cl::HostAllocator> host = det->host_allocator (&err), plain_host = plain->host_allocator (&err);
-  std::printf ("\n%-26s %9s %5s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s %7s %7s %7s %8s %4s %5s %9s %9s %9s\n",
+  std::printf ("\n%-26s %9s %5s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s %7s %7s %7s %8s %4s %5s %9s %9s %9s %7s %5s\n",
                "frame", "size", "objs", "upload", "pyramid", "tilted", "integr", "first", "later", "readbk", "device",
                "e2e_med", "e2e_p95", "enqueue", "wait", "collect", "e2e_page", "lnch", "syncs", "pipelined",
-               "ocv_cpu", "ocv_umat");
+               "ocv_cpu", "ocv_umat", "raw", "lost");
   bool first_json = true;
   for (const std::string &path : paths) {
     Image img;
@@ -242,6 +250,7 @@ int main (int argc, char **argv) {
     FrameResult res;
     std::vector<double> dev_total, up, pyr, tilt, integ, first, rest, rd;
     int launches = 0;
+    uint32_t lost = 0; // the most candidates a frame lost (a full list of the family's)
     for (int i = 0; i < warmup + frames; i++) {
       if (std::string e = det->detect (fd, &res); !e.empty ()) {
         std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
@@ -254,7 +263,9 @@ int main (int argc, char **argv) {
       tilt.push_back (t.tilted / 1000), integ.push_back (t.integral / 1000), first.push_back (t.first / 1000);
       rest.push_back (t.rest / 1000), rd.push_back (t.readback / 1000);
       launches = t.launches;
+      lost = std::max (lost, res.lost);
     }
+    const size_t raw = res.hits.size ();
 
     // Latency without profiling: one frame at a time, submit to grouped
     // result; from ordinary memory, then from page-locked memory.
@@ -371,11 +382,11 @@ int main (int argc, char **argv) {
     std::snprintf (size, sizeof size, "%dx%d", img.width, img.height);
     const double collect_med = stats (collect_ms).median, pageable_med = stats (e2e_pageable).median;
     std::printf ("%-26s %9s %5zu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %8.3f %8.3f %7.3f %7.3f %7.3f "
-                 "%8.3f %4d %5.2f %9.3f %9.3f %9.3f\n",
+                 "%8.3f %4d %5.2f %9.3f %9.3f %9.3f %7zu %5u\n",
                  img.name.c_str (), size, res.objects.size (), stats (up).median, stats (pyr).median,
                  stats (tilt).median, stats (integ).median, stats (first).median,
                  stats (rest).median, stats (rd).median, stats (dev_total).median, se.median, se.p95, enqueue_ms,
-                 wait_ms, collect_med, pageable_med, launches, syncs, pipelined, ocv_cpu, ocv_umat);
+                 wait_ms, collect_med, pageable_med, launches, syncs, pipelined, ocv_cpu, ocv_umat, raw, lost);
     if (json) {
       std::fprintf (json,
                     "%s  {\"frame\": \"%s\", \"width\": %d, \"height\": %d, \"objects\": %zu, \"opencv_objects\": %zu, "
@@ -384,12 +395,12 @@ int main (int argc, char **argv) {
                     "\"readback_ms\": %.4f, \"device_ms\": %.4f, \"e2e_median_ms\": %.4f, \"e2e_p95_ms\": %.4f, "
                     "\"enqueue_ms\": %.4f, \"wait_ms\": %.4f, \"collect_ms\": %.4f, \"e2e_pageable_median_ms\": %.4f, "
                     "\"launches\": %d, \"host_syncs\": %.2f, \"pipelined_ms\": %.4f, \"opencv_cpu_ms\": %.4f, "
-                    "\"opencv_umat_ms\": %.4f}",
+                    "\"opencv_umat_ms\": %.4f, \"raw\": %zu, \"lost\": %u}",
                     first_json ? "" : ",\n", img.name.c_str (), img.width, img.height, res.objects.size (), ocv_objs,
                     frames, stats (up).median, stats (pyr).median, stats (tilt).median, stats (integ).median,
                     stats (first).median, stats (rest).median, stats (rd).median,
                     stats (dev_total).median, se.median, se.p95, enqueue_ms, wait_ms, collect_med, pageable_med,
-                    launches, syncs, pipelined, ocv_cpu, ocv_umat);
+                    launches, syncs, pipelined, ocv_cpu, ocv_umat, raw, lost);
       first_json = false;
     }
   }
