@@ -141,6 +141,7 @@ struct GstGpuDetectPrivate {
   std::string device_name;
   GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
   guint64 host_memory_frames = 0;         // detected frames that arrived in it
+  guint64 lost_candidates = 0;            // windows a family's full list dropped, all told
   gint64 element_us = 0;                  // streaming thread's time in submit and output, all told
   guint64 element_frames = 0;             // buffers that went through submit
 
@@ -280,6 +281,14 @@ static gboolean complete (GstGpuDetect *self, Pending &p)
     return FALSE;
   }
   p.have_result = true;
+  if (p.result.lost > 0) {
+    // a list of the family's own was full (WaldBoost's staged reduction):
+    // those windows were not evaluated to the end
+    priv->lost_candidates += p.result.lost;
+    GST_WARNING_OBJECT (self, "%u candidate windows lost in this frame (%" G_GUINT64_FORMAT " so far): a reduction "
+                        "list was full; smaller waldboost-divisors (tuning property) give the lists more room", p.result.lost,
+                        priv->lost_candidates);
+  }
   return TRUE;
 }
 
@@ -389,6 +398,7 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
                    priv->detector->built_from_cache () ? " (kernels from cache)" : "");
   priv->frame_count = 0;
   priv->host_memory_frames = 0;
+  priv->lost_candidates = 0;
   priv->last_count = G_MAXSIZE;
   priv->processed = priv->skipped = 0;
   {
@@ -411,6 +421,8 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
                        t.enqueue_us / t.frames, t.wait_us / t.frames);
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " detected frames arrived in page-locked memory",
                      self->priv->host_memory_frames, t.frames);
+    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " candidate windows lost to full reduction lists",
+                     self->priv->lost_candidates);
   }
   if (self->priv->element_frames > 0)
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " buffers; per buffer %.1f us in the element (submit and output, "
