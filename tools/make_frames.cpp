@@ -7,6 +7,8 @@
 //   1080p-empty.pgm   1920x1080  building.jpg (no faces) resized
 // and each IMAGE as DIR/parity/NAME.pgm, read as grey at its own size (the
 // parity images, for gpudetect-bench --parity on hosts without image codecs).
+// gpudetect-make-frames --parity-only DIR IMAGE...: only the IMAGEs, as
+// DIR/NAME.pgm (the tests' grey inputs, made at build time).
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -32,9 +34,30 @@ static cv::Mat load (const std::string &path, cv::Size size) {
   return r;
 }
 
+// Each image as grey PGM in `dir`, named after it.
+static int grey_copies (const std::string &dir, int n, char **images) {
+  for (int i = 0; i < n; i++) {
+    cv::Mat g = cv::imread (images[i], cv::IMREAD_GRAYSCALE);
+    if (g.empty ()) {
+      std::fprintf (stderr, "cannot read %s\n", images[i]);
+      return 2;
+    }
+    std::string name = images[i];
+    name = name.substr (name.find_last_of ('/') + 1);
+    save (dir + "/" + name.substr (0, name.find_last_of ('.')) + ".pgm", g);
+  }
+  return 0;
+}
+
 int main (int argc, char **argv) {
+  if (argc >= 3 && std::string (argv[1]) == "--parity-only") {
+    std::error_code ec;
+    std::filesystem::create_directories (argv[2], ec);
+    return grey_copies (argv[2], argc - 3, argv + 3);
+  }
   if (argc < 2) {
-    std::fprintf (stderr, "usage: %s OUTPUT-DIR [IMAGE...]\n", argv[0]);
+    std::fprintf (stderr, "usage: %s OUTPUT-DIR [IMAGE...]\n       %s --parity-only OUTPUT-DIR IMAGE...\n", argv[0],
+                  argv[0]);
     return 2;
   }
   const std::string out = argv[1];
@@ -52,16 +75,8 @@ int main (int argc, char **argv) {
   for (int i = 0; i < 6; i++)
     load (tiles[i], {640, 540}).copyTo (crowd (cv::Rect ((i % 3) * 640, (i / 3) * 540, 640, 540)));
   save (out + "/1080p-crowd.pgm", crowd);
-  for (int i = 2; i < argc; i++) {
-    cv::Mat g = cv::imread (argv[i], cv::IMREAD_GRAYSCALE);
-    if (g.empty ()) {
-      std::fprintf (stderr, "cannot read %s\n", argv[i]);
-      return 2;
-    }
-    std::string name = argv[i];
-    name = name.substr (name.find_last_of ('/') + 1);
-    save (out + "/parity/" + name.substr (0, name.find_last_of ('.')) + ".pgm", g);
-  }
+  if (int e = grey_copies (out + "/parity", argc - 2, argv + 2))
+    return e;
   std::printf ("wrote 4 frames and %d parity images to %s\n", argc - 2, out.c_str ());
   return 0;
 }

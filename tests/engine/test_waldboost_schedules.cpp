@@ -5,14 +5,13 @@
 // waldboost_evaluate.  Models: a file given with --model, and models made
 // here with early rejections, an early acceptance and a tail, or no tail.
 //
-//   test-waldboost-schedules [--model FILE] IMAGE...
+//   test-waldboost-schedules [--model FILE] IMAGE.pgm...
 #include "check.h"
 #include "detector.h"
 #include "families/waldboost/model.h"
 
-#include <opencv2/imgcodecs.hpp>
-
 #include <cstdio>
+#include <fstream>
 #include <cstring>
 #include <random>
 #include <set>
@@ -25,9 +24,28 @@ using namespace gpudetect;
 
 namespace {
 
+struct Grey {
+  int cols = 0, rows = 0;
+  std::vector<uint8_t> px;
+  uint8_t at (int y, int x) const { return px[static_cast<size_t> (y) * cols + x]; }
+};
+
+// A binary PGM (P5, 8 bits).
+bool read_pgm (const std::string &path, Grey *g) {
+  std::ifstream f (path, std::ios::binary);
+  std::string magic;
+  int maxval = 0;
+  if (!(f >> magic >> g->cols >> g->rows >> maxval) || magic != "P5" || maxval != 255 || g->cols <= 0 || g->rows <= 0)
+    return false;
+  f.get ();
+  g->px.resize (static_cast<size_t> (g->cols) * g->rows);
+  f.read (reinterpret_cast<char *> (g->px.data ()), g->px.size ());
+  return static_cast<bool> (f);
+}
+
 // A level of the plan resampled as kernels/pyramid.cl does, and its
 // integrals (32-bit, wrapping), as OpenCV's cv::integral.
-void level_integrals (const cv::Mat &src, const PyramidGeometry &g, size_t li, std::vector<uint32_t> *sum,
+void level_integrals (const Grey &src, const PyramidGeometry &g, size_t li, std::vector<uint32_t> *sum,
                       std::vector<uint32_t> *sq) {
   const PyramidLevel &l = g.levels[li];
   const int w = l.width, h = l.height;
@@ -40,7 +58,7 @@ void level_integrals (const cv::Mat &src, const PyramidGeometry &g, size_t li, s
     for (int x = 0; x < w; x++) {
       const int xe = g.xtab[g.xtab_first[li] + x], sx = xe >> 9;
       const unsigned cx1 = xe & 511, cx0 = 256 - cx1;
-      auto px = [&] (int xx, int yy) { return static_cast<unsigned> (src.at<uint8_t> (yy, xx)); };
+      auto px = [&] (int xx, int yy) { return static_cast<unsigned> (src.at (yy, xx)); };
       const unsigned h0 = px (sx, sy) * cx0 + (cx1 ? px (sx + 1, sy) * cx1 : 0);
       const unsigned h1 = cy1 ? px (sx, sy + 1) * cx0 + (cx1 ? px (sx + 1, sy + 1) * cx1 : 0) : 0;
       const uint32_t p = (h0 * cy0 + h1 * cy1 + 32768u) >> 16;
@@ -55,7 +73,7 @@ void level_integrals (const cv::Mat &src, const PyramidGeometry &g, size_t li, s
 using Key = std::tuple<int, int, int>; // level, x, y
 
 // The reference's hits (and scores) over the plan's window grid.
-std::vector<std::pair<Key, float>> reference (const WaldBoostModel &m, const cv::Mat &img, const PyramidGeometry &g,
+std::vector<std::pair<Key, float>> reference (const WaldBoostModel &m, const Grey &img, const PyramidGeometry &g,
                                               int64_t gamma_q) {
   std::vector<std::pair<Key, float>> out;
   std::vector<uint32_t> sum, sq;
@@ -119,7 +137,7 @@ struct Totals {
 };
 
 void compare (const std::string &what, const std::string &model_path, const WaldBoostModel &m,
-              const std::vector<cv::Mat> &images, const std::vector<std::string> &names, const std::string &tuning,
+              const std::vector<Grey> &images, const std::vector<std::string> &names, const std::string &tuning,
               Totals *t) {
   DetectorConfig cfg;
   cfg.model = model_path;
@@ -137,9 +155,9 @@ void compare (const std::string &what, const std::string &model_path, const Wald
   long ref_total = 0, differ = 0;
   uint32_t lost = 0;
   for (size_t i = 0; i < images.size (); i++) {
-    const cv::Mat &img = images[i];
+    const Grey &img = images[i];
     FrameResult res;
-    const Frame f{img.data, img.cols, img.rows, static_cast<int> (img.step), PixelFormat::Gray8};
+    const Frame f{img.px.data (), img.cols, img.rows, img.cols, PixelFormat::Gray8};
     err = det->detect (f, &res);
     CHECK_MSG (err.empty (), "%s", err.c_str ());
     CHECK (!res.truncated);
@@ -178,12 +196,13 @@ int main (int argc, char **argv) {
     else
       paths.push_back (argv[i]);
   }
-  std::vector<cv::Mat> images;
+  std::vector<Grey> images;
   std::vector<std::string> names;
   for (const std::string &p : paths) {
-    cv::Mat g = cv::imread (p, cv::IMREAD_GRAYSCALE);
-    CHECK_MSG (!g.empty (), "cannot read %s", p.c_str ());
-    if (!g.empty ()) {
+    Grey g;
+    const bool ok = read_pgm (p, &g);
+    CHECK_MSG (ok, "cannot read %s (binary PGM expected)", p.c_str ());
+    if (ok) {
       images.push_back (g);
       names.push_back (p.substr (p.find_last_of ('/') + 1));
     }
