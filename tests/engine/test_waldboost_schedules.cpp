@@ -6,6 +6,7 @@
 // here with early rejections, an early acceptance and a tail, or no tail.
 //
 //   test-waldboost-schedules [--model FILE] IMAGE.pgm...
+//   test-waldboost-schedules --write-models DIR   (the made models, for gpudetect-bench)
 #include "check.h"
 #include "detector.h"
 #include "families/waldboost/model.h"
@@ -188,11 +189,13 @@ void compare (const std::string &what, const std::string &model_path, const Wald
 } // namespace
 
 int main (int argc, char **argv) {
-  std::string model_file;
+  std::string model_file, write_dir;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--model") == 0 && i + 1 < argc)
       model_file = argv[++i];
+    else if (std::strcmp (argv[i], "--write-models") == 0 && i + 1 < argc)
+      write_dir = argv[++i];
     else
       paths.push_back (argv[i]);
   }
@@ -207,7 +210,7 @@ int main (int argc, char **argv) {
       names.push_back (p.substr (p.find_last_of ('/') + 1));
     }
   }
-  CHECK_MSG (!images.empty (), "no images");
+  CHECK_MSG (!images.empty () || !write_dir.empty (), "no images");
 
   struct Case {
     std::string name, path;
@@ -221,6 +224,18 @@ int main (int argc, char **argv) {
     c.name = c.model.name + (tail < stages ? " (tail)" : " (no tail)");
     c.path = write_temp (write_waldboost_xml (c.model));
     cases.push_back (c);
+  }
+  if (!write_dir.empty ()) {
+    for (const Case &c : cases) {
+      const std::string out = write_dir + "/" + c.model.name + ".xml";
+      std::FILE *f = std::fopen (out.c_str (), "w");
+      const std::string text = write_waldboost_xml (c.model);
+      CHECK_MSG (f && std::fwrite (text.data (), 1, text.size (), f) == text.size (), "cannot write %s", out.c_str ());
+      if (f)
+        std::fclose (f);
+      unlink (c.path.c_str ());
+    }
+    return finish ();
   }
   if (!model_file.empty ()) {
     Case c;

@@ -169,7 +169,7 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   // faster and LBP-improved 5 % slower with those scans, and LBP-improved
   // 2-3 % faster with the warp votes; a third stage took haar-frontalface-
   // default's 1080p-crowd from 1.40 to 1.35 ms but alt2's from 1.31 to
-  // 1.53 ms, docs/benchmarks.md); cascade_list reads the later stages from
+  // 1.53 ms, docs/appendix-experiments.md); cascade_list reads the later stages from
   // memory.  cascade-list-generated-trees=N generates the stages within N
   // trees, which cascade_list then runs as code where one lane takes a
   // window: on an H100 that made both kernels slower for all three face
