@@ -24,29 +24,27 @@ struct Entry {
   std::string (*make) (const ModelText &m, std::unique_ptr<Family> *out);
 };
 
+// An XML model: read by its family's loader, named after its file, made
+// into the family.
+template <typename Model, std::string (*Read) (const xmlNode *, Model *),
+          std::unique_ptr<Family> (*Make) (Model)>
+std::string from_xml (const ModelText &m, std::unique_ptr<Family> *out) {
+  Model model;
+  if (std::string e = Read (m.root, &model); !e.empty ())
+    return e;
+  model.path = m.path;
+  model.default_label = label_for_model (m.path);
+  *out = Make (std::move (model));
+  return {};
+}
+
 const Entry kFamilies[] = {
     {"an OpenCV cascade (<opencv_storage><cascade>)",
      [] (const ModelText &m) { return xml::is_elem (m.root, "opencv_storage"); },
-     [] (const ModelText &m, std::unique_ptr<Family> *out) {
-       CascadeModel model;
-       if (std::string e = read_cascade_storage (m.root, &model); !e.empty ())
-         return e;
-       model.path = m.path;
-       model.default_label = label_for_model (m.path);
-       *out = make_cascade_family (std::move (model));
-       return std::string ();
-     }},
+     from_xml<CascadeModel, read_cascade_storage, make_cascade_family>},
     {"a WaldBoost classifier (<WaldBoostClassifier>)",
      [] (const ModelText &m) { return is_waldboost_native (m.root); },
-     [] (const ModelText &m, std::unique_ptr<Family> *out) {
-       WaldBoostModel model;
-       if (std::string e = read_waldboost_native (m.root, &model); !e.empty ())
-         return e;
-       model.path = m.path;
-       model.default_label = label_for_model (m.path);
-       *out = make_waldboost_family (std::move (model));
-       return std::string ();
-     }},
+     from_xml<WaldBoostModel, read_waldboost_native, make_waldboost_family>},
 };
 
 } // namespace
