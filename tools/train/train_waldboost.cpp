@@ -23,12 +23,15 @@
 //   that reached this stage): F+(t) S+ <= alpha F-(t) S-.  Once that allows no
 //   positive at all, negT sits half-way between the highest negative it
 //   rejects and the lowest training positive;
-// - rejected samples leave; negatives are mined again from face-free images
-//   (windows the classifier so far does not reject) whenever fewer than half
-//   of --negatives are left;
+// - rejected samples leave; negatives are mined again (windows the
+//   classifier so far does not reject, from face-free images and from
+//   single-face images away from the face) whenever fewer than half of
+//   --negatives are left: on the host at first, on an OpenCL device through
+//   the engine once few windows pass (--device);
 // - deterministic for a seed whatever the thread count: mining runs fixed
 //   tasks in batches and keeps their results in task order.
 #include "dataset.h"
+#include "detector.h"
 #include "families/waldboost/model.h"
 
 #include <algorithm>
@@ -60,6 +63,8 @@ struct Options {
   uint64_t seed = 1;
   double min_negatives = 0.02; // stop once mining finds fewer than this share of --negatives
   double mine_windows = 1e9;  // windows tried at most per refill
+  bool mine_face_images = true;
+  std::string device; // OpenCL device for mining (empty: the host only)
 };
 
 void usage () {
@@ -74,6 +79,10 @@ void usage () {
                 "  --threads N          worker threads (2)\n"
                 "  --seed N             random seed (1)\n"
                 "  --mine-windows N     windows tried at most for one refill of negatives (1e9)\n"
+                "  --device D           mine on this OpenCL device ('auto': the first) once the\n"
+                "                       stages pass under 1 window in 1000 (the same windows on any device)\n"
+                "  --no-face-image-negatives  mine negatives only from face-free images, not also from\n"
+                "                       the labelled images away from their faces\n"
                 "  --name NAME          classifierName (frontalface)\n");
 }
 
@@ -200,13 +209,27 @@ struct Samples {
 // not reject, with their sums.
 class Miner {
 public:
-  Miner (const std::vector<Image> &images, int W, int H, uint64_t seed) : images_ (images), W_ (W), H_ (H), rng_ (seed) {}
+  // A source image, with the boxes no mined window may overlap (faces and
+  // ignore boxes of labelled images; none for face-free images).
+  struct Source {
+    const Image *image;
+    std::vector<Box> exclude;
+  };
+  Miner (std::vector<Source> sources, int W, int H, uint64_t seed)
+      : sources_ (std::move (sources)), W_ (W), H_ (H), rng_ (seed) {}
 
   // Runs tasks, a batch at a time, until `want` windows are found or
   // `budget` windows were tried; returns the windows found (in task order)
   // and how many windows were tried.
-  size_t mine (const std::vector<QStage> &stages, size_t want, double budget, int threads, std::vector<uint8_t> *wins,
-               std::vector<int64_t> *sums, uint64_t *tried) {
+  //
+  // With `engine` (the detector running the stages so far, every window that
+  // passes them a hit), each task scans a whole pyramid of its image on the
+  // OpenCL device instead: its scale factor drawn in [1.05, 1.15), the image
+  // shifted by 0 or 1 pixel; a task whose hits overflow the engine's buffers
+  // runs on the host instead.  The engine's answers are exact on every
+  // device, so the windows found do not depend on which one runs it.
+  size_t mine (const std::vector<QStage> &stages, size_t want, double budget, int threads, Detector *engine,
+               std::vector<uint8_t> *wins, std::vector<int64_t> *sums, uint64_t *tried) {
     size_t found = 0;
     *tried = 0;
     while (found < want && *tried < budget) {
@@ -214,9 +237,14 @@ public:
       std::vector<Task> tasks (batch);
       for (Task &t : tasks)
         t = draw ();
+      std::vector<char> on_host (tasks.size (), 1);
+      if (engine)
+        for (size_t i = 0; i < tasks.size (); i++)
+          on_host[i] = !run_engine (stages, engine, &tasks[i]);
       parallel_for (threads, tasks.size (), [&] (int, size_t a, size_t b) {
         for (size_t i = a; i < b; i++)
-          run (stages, &tasks[i]);
+          if (on_host[i])
+            run (stages, &tasks[i]);
       });
       for (Task &t : tasks) {
         *tried += t.tried;
@@ -241,16 +269,86 @@ private:
 
   Task draw () {
     Task t;
-    t.image = std::uniform_int_distribution<size_t> (0, images_.size () - 1) (rng_);
-    const Image &img = images_[t.image];
+    t.image = std::uniform_int_distribution<size_t> (0, sources_.size () - 1) (rng_);
+    const Image &img = *sources_[t.image].image;
     const double most = std::min (img.width / static_cast<double> (W_), img.height / static_cast<double> (H_));
     t.scale = most <= 1 ? 1 : std::exp (std::uniform_real_distribution<double> (0, std::log (most)) (rng_));
     t.seed = rng_ ();
     return t;
   }
 
+  // The task's pyramid on the engine; false when its hits overflowed.
+  bool run_engine (const std::vector<QStage> &stages, Detector *engine, Task *t) const {
+    const Image &img = *sources_[t->image].image;
+    const std::vector<Box> &exclude = sources_[t->image].exclude;
+    std::mt19937_64 rng (t->seed);
+    const double factor = 1.05 + 0.1 * std::uniform_real_distribution<double> (0, 1) (rng);
+    const int dx = static_cast<int> (rng () & 1), dy = static_cast<int> (rng () & 1);
+    if (img.width - dx < W_ || img.height - dy < H_)
+      return true;
+    engine->set_search (factor, {W_, H_}, {0, 0});
+    const Frame f{img.px.data () + static_cast<size_t> (dy) * img.width + dx, img.width - dx, img.height - dy,
+                  img.width, PixelFormat::Gray8};
+    FrameResult r;
+    if (std::string e = engine->detect (f, &r); !e.empty ()) {
+      std::fprintf (stderr, "mining on the device: %s\n", e.c_str ());
+      std::exit (1);
+    }
+    if (r.truncated || r.lost)
+      return false;
+    const PyramidGeometry &g = *engine->geometry ();
+    t->tried = static_cast<uint64_t> (g.total_windows);
+    std::vector<RawHit> hits = std::move (r.hits);
+    std::shuffle (hits.begin (), hits.end (), rng);
+    std::vector<uint8_t> win (static_cast<size_t> (W_) * H_);
+    std::vector<uint32_t> ii ((W_ + 1) * (H_ + 1));
+    for (const RawHit &h : hits) {
+      if (t->sums.size () >= kPerTask)
+        break;
+      if (!exclude.empty () && overlaps (h.rect.x + dx, h.rect.y + dy, std::sqrt (double (h.rect.width) * h.rect.height),
+                                         exclude, kExcludeIoU))
+        continue;
+      // The window's pixels as the engine resampled its level (OpenCV's
+      // INTER_LINEAR_EXACT tables), and its sum again on the host.
+      const int li = h.level;
+      for (int v = 0; v < H_; v++) {
+        const int ye = g.ytab[g.ytab_first[li] + h.y + v], sy = ye >> 9;
+        const unsigned cy1 = ye & 511, cy0 = 256 - cy1;
+        for (int u = 0; u < W_; u++) {
+          const int xe = g.xtab[g.xtab_first[li] + h.x + u], sx = xe >> 9;
+          const unsigned cx1 = xe & 511, cx0 = 256 - cx1;
+          auto px = [&] (int xx, int yy) { return static_cast<unsigned> (f.data[static_cast<size_t> (yy) * f.stride + xx]); };
+          const unsigned h0 = px (sx, sy) * cx0 + (cx1 ? px (sx + 1, sy) * cx1 : 0);
+          const unsigned h1 = cy1 ? px (sx, sy + 1) * cx0 + (cx1 ? px (sx + 1, sy + 1) * cx1 : 0) : 0;
+          win[static_cast<size_t> (v) * W_ + u] = static_cast<uint8_t> ((h0 * cy0 + h1 * cy1 + 32768u) >> 16);
+        }
+      }
+      window_integral (win.data (), W_, H_, ii.data ());
+      int64_t sum = 0;
+      bool alive = true;
+      for (const QStage &st : stages) {
+        sum += st.resp[waldboost_lbp_code (ii.data (), W_ + 1, st.x, st.y, st.w, st.h)];
+        if (sum < st.reject_below) {
+          alive = false;
+          break;
+        }
+      }
+      if (!alive) {
+        std::fprintf (stderr, "internal error: a window the device kept fails the stages on the host\n");
+        std::exit (1);
+      }
+      t->wins.insert (t->wins.end (), win.begin (), win.end ());
+      t->sums.push_back (sum);
+    }
+    return true;
+  }
+
+  static constexpr size_t kPerTask = 24;   // windows kept from one task at most, so that no image dominates
+  static constexpr double kExcludeIoU = 0.2;
+
   void run (const std::vector<QStage> &stages, Task *t) const {
-    const Image &img = images_[t->image];
+    const Image &img = *sources_[t->image].image;
+    const std::vector<Box> &exclude = sources_[t->image].exclude;
     const int lw = std::max (W_, static_cast<int> (img.width / t->scale)),
               lh = std::max (H_, static_cast<int> (img.height / t->scale));
     // The level: bilinear, as the engine's pyramid samples its levels.
@@ -290,8 +388,9 @@ private:
       for (int x = ox; x + W_ <= lw; x += step)
         pos.push_back ({x, y});
     std::shuffle (pos.begin (), pos.end (), rng);
-    constexpr size_t kPerTask = 24;
     for (const auto &[x, y] : pos) {
+      if (!exclude.empty () && overlaps (x * sx, y * sy, W_ * std::sqrt (sx * sy), exclude, kExcludeIoU))
+        continue;
       t->tried++;
       const uint32_t *o = &ii[static_cast<size_t> (y) * s + x];
       int64_t sum = 0;
@@ -314,7 +413,7 @@ private:
     }
   }
 
-  const std::vector<Image> &images_;
+  std::vector<Source> sources_;
   int W_, H_;
   std::mt19937_64 rng_;
 };
@@ -390,6 +489,10 @@ int main (int argc, char **argv) {
       o.threads = std::max (1, std::atoi (next ()));
     else if (a == "--seed")
       o.seed = std::strtoull (next (), nullptr, 10);
+    else if (a == "--device")
+      o.device = next ();
+    else if (a == "--no-face-image-negatives")
+      o.mine_face_images = false;
     else if (a == "--mine-windows")
       o.mine_windows = std::atof (next ());
     else {
@@ -419,14 +522,14 @@ int main (int argc, char **argv) {
   std::mt19937_64 rng (o.seed);
   std::vector<uint8_t> pos_windows;
   size_t nfaces = 0;
-  for (const LabelledImage &li : faces) {
-    Image img;
-    if (std::string e = read_pgm (li.path, &img); !e.empty ()) {
+  std::vector<Image> face_images (faces.size ());
+  for (size_t i = 0; i < faces.size (); i++) {
+    if (std::string e = read_pgm (faces[i].path, &face_images[i]); !e.empty ()) {
       std::fprintf (stderr, "%s\n", e.c_str ());
       return 1;
     }
-    for (const Box &b : li.faces) {
-      face_windows (img, b, W, o.positives_per_face, Augment (), rng, &pos_windows);
+    for (const Box &b : faces[i].faces) {
+      face_windows (face_images[i], b, W, o.positives_per_face, Augment (), rng, &pos_windows);
       nfaces++;
     }
   }
@@ -459,7 +562,22 @@ int main (int argc, char **argv) {
   pos_windows.clear ();
   pos_windows.shrink_to_fit ();
 
-  Miner miner (negatives, W, H, rng ());
+  // Negatives come from the face-free images and from the labelled images
+  // with one face and no ignore box (video frames, portraits), away from the
+  // face: in group photos the teachers miss small faces.
+  std::vector<Miner::Source> sources;
+  for (const Image &img : negatives)
+    sources.push_back ({&img, {}});
+  if (o.mine_face_images) {
+    for (size_t i = 0; i < faces.size (); i++) {
+      if (faces[i].faces.size () != 1 || !faces[i].ignore.empty ())
+        continue;
+      std::vector<Box> ex = faces[i].faces;
+      ex.insert (ex.end (), faces[i].ignore.begin (), faces[i].ignore.end ());
+      sources.push_back ({&face_images[i], ex});
+    }
+  }
+  Miner miner (std::move (sources), W, H, rng ());
   std::vector<QStage> qstages;
   WaldBoostModel model;
   model.name = o.name;
@@ -467,21 +585,50 @@ int main (int argc, char **argv) {
   model.window_height = H;
   model.threshold = 0;
 
+  // Once the stages so far pass fewer than 1 window in 1000, mining scans
+  // whole pyramids on the OpenCL device (--device), through the engine
+  // running the model so far.
+  const std::string mining_model = o.out + ".mining.xml";
+  double acceptance = 1;
   auto refill = [&] (const char *why) -> bool {
     const size_t want = static_cast<size_t> (o.negatives) - (S.n - S.npos);
     std::vector<uint8_t> wins;
     std::vector<int64_t> sums;
     uint64_t tried = 0;
     const double t0 = now ();
-    const size_t got = miner.mine (qstages, want, o.mine_windows, o.threads, &wins, &sums, &tried);
+    std::unique_ptr<Detector> engine;
+    if (!o.device.empty () && acceptance < 1e-3) {
+      const std::string xml = write_waldboost_xml (model);
+      FILE *f = std::fopen (mining_model.c_str (), "w");
+      if (!f || std::fwrite (xml.data (), 1, xml.size (), f) != xml.size () || std::fclose (f) != 0) {
+        std::fprintf (stderr, "cannot write %s\n", mining_model.c_str ());
+        std::exit (1);
+      }
+      DetectorConfig cfg;
+      cfg.model = mining_model;
+      cfg.device = o.device;
+      cfg.min_neighbors = 0;
+      cfg.threshold = -1e9; // every window the stages pass
+      cfg.slots = 1;
+      cfg.hit_capacity = 1 << 16;
+      std::string err;
+      engine = Detector::create (cfg, &err);
+      if (!engine) {
+        std::fprintf (stderr, "mining on the device: %s\n", err.c_str ());
+        std::exit (1);
+      }
+    }
+    const size_t got = miner.mine (qstages, want, o.mine_windows, o.threads, engine.get (), &wins, &sums, &tried);
     S.append (wins, sums, o.threads);
-    std::printf ("  mined %zu/%zu negatives (%s) from %llu windows (acceptance %.3g) in %.1f s\n", got, want, why,
-                 static_cast<unsigned long long> (tried), tried ? static_cast<double> (got) / tried : 0.0,
-                 now () - t0);
+    acceptance = tried ? static_cast<double> (got) / tried : 0.0;
+    std::printf ("  mined %zu/%zu negatives (%s%s) from %llu windows (acceptance %.3g) in %.1f s\n", got, want, why,
+                 engine ? ", on the device" : "", static_cast<unsigned long long> (tried), acceptance, now () - t0);
     std::fflush (stdout);
-    return got >= static_cast<size_t> (o.min_negatives * o.negatives) || got == want;
+    return got == want;
   };
   refill ("initial");
+  size_t refill_below = static_cast<size_t> (o.negatives) / 2;
+  const size_t min_negatives = std::max<size_t> (50, static_cast<size_t> (o.min_negatives * o.negatives));
 
   double s_neg = 1.0; // share of the negative population that reaches the current stage
   std::vector<double> w;
@@ -586,10 +733,16 @@ int main (int argc, char **argv) {
                  std::isinf (neg_t) ? "-inf" : std::to_string (neg_t).c_str (), rej_neg, rej_pos, S.npos,
                  static_cast<double> (S.npos) / P0, S.n - S.npos, s_neg, now () - t0);
     std::fflush (stdout);
-    if (S.n - S.npos < static_cast<size_t> (o.negatives) / 2 && !refill ("refill")) {
-      std::printf ("negatives exhausted: the classifier rejects nearly every window of the face-free images\n");
-      if (S.n - S.npos < static_cast<size_t> (o.min_negatives * o.negatives))
+    // Refill below half the pool; after a refill that found too few, only
+    // once half of what it left is gone.
+    if (S.n - S.npos < refill_below) {
+      const bool full = refill ("refill");
+      refill_below = full ? static_cast<size_t> (o.negatives) / 2 : (S.n - S.npos) / 2;
+      if (S.n - S.npos < min_negatives) {
+        std::printf ("negatives exhausted: %zu left; the classifier rejects nearly every window of the images it "
+                     "mines\n", S.n - S.npos);
         break;
+      }
     }
   }
 
@@ -614,6 +767,7 @@ int main (int argc, char **argv) {
     std::fprintf (stderr, "the model written does not read back: %s\n", e.c_str ());
     return 1;
   }
+  std::remove (mining_model.c_str ());
   std::printf ("wrote %s\n", o.out.c_str ());
   return 0;
 }
