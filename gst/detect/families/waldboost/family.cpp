@@ -75,7 +75,12 @@ public:
 
   cl::Error program (const BuildEnv &env, ProgramSpec *out) override;
   cl::Error setup (const BuildEnv &env, const cl::Program &program) override;
+  // OpenCV xobjdetect's files are scanned as its WBDetector::detect does,
+  // the project's as CascadeClassifier::detectMultiScale.
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
+    if (model_.format == WaldBoostModel::Format::XObjDetect)
+      return plan_pyramid_xobjdetect (width, height, model_.window_width, model_.window_height, p.scale_factor,
+                                      p.min_size, p.max_size);
     return plan_pyramid (width, height, model_.window_width, model_.window_height, p.scale_factor, p.min_size,
                          p.max_size);
   }
@@ -329,7 +334,9 @@ std::vector<Detection> WaldBoostFamily::finish (const std::vector<RawHit> &hits,
     scores.push_back (h.score);
   }
   std::vector<Detection> out;
-  for (const GroupedRect &gr : group_rectangles (raw, p.min_neighbors, 0.2, &scores)) {
+  // xobjdetect's WBDetector groups with eps 0.7 (WaldBoost::detect)
+  const double eps = model_.format == WaldBoostModel::Format::XObjDetect ? 0.7 : 0.2;
+  for (const GroupedRect &gr : group_rectangles (raw, p.min_neighbors, eps, &scores)) {
     const Rect r = clip_rect (gr.rect, g.image_width, g.image_height);
     if (r.width > 0 && r.height > 0)
       out.push_back ({r, gr.neighbors, gr.confidence, gr.score, 0});
