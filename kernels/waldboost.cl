@@ -29,21 +29,34 @@
  * pyramid.cl's.
  */
 
+/* WB_FLOAT_SUMS: sums in single precision, added in stage order, and float
+ * thresholds (OpenCV xobjdetect's arithmetic); no schedule sums in another
+ * order then (wb_tail runs each candidate's stages in order). */
+#ifdef WB_FLOAT_SUMS
+typedef float wb_acc_t;
+typedef struct {
+  int4 f;
+  float neg, pos; /* -INFINITY, INFINITY: never */
+  int pad0, pad1;
+} wb_stage_t;
+#else
+typedef long wb_acc_t;
 typedef struct {
   int4 f;   /* the LBP grid: x, y (window pixels), block width, block height */
   long neg; /* rejected when the sum is below this (LONG_MIN: never) */
   long pos; /* accepted when the sum is above this (LONG_MAX: never) */
 } wb_stage_t;
+#endif
 
 typedef struct {
-  uint win;  /* window index (candidates.cl) */
-  uint ofs;  /* the window's origin in the integral planes */
-  int next;  /* the first stage not evaluated yet */
+  uint win;      /* window index (candidates.cl) */
+  uint ofs;      /* the window's origin in the integral planes */
+  int next;      /* the first stage not evaluated yet */
   int pad;
-  long sum;  /* the running sum after stages [0, next) */
+  wb_acc_t sum;  /* the running sum after stages [0, next) */
 } wb_item_t;
 
-#define WB_MODEL __global const wb_stage_t *stages, __global const long *resp, int nstages, int tail, long gamma
+#define WB_MODEL __global const wb_stage_t *stages, __global const wb_acc_t *resp, int nstages, int tail, wb_acc_t gamma
 #define WB_MODEL_PASS stages, resp, nstages, tail, gamma
 
 /* The LBP code of the grid f of the window at p: bit 7 to bit 0 the
@@ -68,8 +81,8 @@ inline int wb_code (__global const sum_t *p, int s, int4 f)
 
 /* Runs stages [*next, upto) of the window at p: -1 rejected, 1 accepted, 0
  * undecided at upto.  *next follows the stages evaluated. */
-inline int wb_run (__global const sum_t *p, int s, __global const wb_stage_t *stages, __global const long *resp,
-                   int *next, int upto, long *acc)
+inline int wb_run (__global const sum_t *p, int s, __global const wb_stage_t *stages, __global const wb_acc_t *resp,
+                   int *next, int upto, wb_acc_t *acc)
 {
   while (*next < upto) {
     const wb_stage_t st = stages[*next];
@@ -96,12 +109,16 @@ inline int wb_flat (__global const sum_t *p, __global const uint *q, int s, long
 #endif
 
 /* The score of a sum, for the candidates (a float in sum units). */
+#ifdef WB_FLOAT_SUMS
+inline float wb_score (float acc) { return acc; }
+#else
 inline float wb_score (long acc) { return convert_float (acc) * 0x1p-32f; }
+#endif
 
 /* A lane's window after a run that ended undecided at `next`: still in the
  * reduction (returns 1), or at the tail: decided now when there is no tail,
  * else appended to the tail list. */
-inline int wb_settle (int r, int next, int tail, int nstages, long gamma, uint win, uint ofs, long acc,
+inline int wb_settle (int r, int next, int tail, int nstages, wb_acc_t gamma, uint win, uint ofs, wb_acc_t acc,
                       __global wb_item_t *tl, __global uint *counters, int tl_at, uint tl_cap, __global uint *cand,
                       uint cand_cap)
 {
@@ -130,7 +147,7 @@ inline int wb_settle (int r, int next, int tail, int nstages, long gamma, uint w
  * undecided, before the tail) through WB_SYNC_STEP stages at a time until at
  * most 1 / divisor of the work-group's lanes are alive, then the alive ones
  * appended to `out` in lane order.  Called by the whole work-group. */
-inline void wb_reduce (int alive, uint win, uint ofs, int next, long acc, int divisor, __global const sum_t *sum,
+inline void wb_reduce (int alive, uint win, uint ofs, int next, wb_acc_t acc, int divisor, __global const sum_t *sum,
                        int stride, WB_MODEL, __global wb_item_t *out, int out_at, uint out_cap,
                        __global wb_item_t *tl, int tl_at, uint tl_cap, __global uint *counters,
                        __global uint *cand, uint cand_cap, __local int *scratch, __local uint *sbase, int lid)
@@ -178,7 +195,7 @@ wb_first (__global const int8 *levels, __global const int2 *segs, __global const
   const uint ofs = (uint) ((L.s1 + iy * L.s6) * stride + L.s0 + ix * L.s6);
   const uint win = (uint) (L.s7 + i);
   int next = 0;
-  long acc = 0;
+  wb_acc_t acc = 0;
 #ifdef WB_FLAT
   if (alive && wb_flat (sum + ofs, sqsum + ofs, stride, flat))
     alive = 0;
@@ -219,6 +236,27 @@ wb_more (__global const sum_t *sum, int stride, WB_MODEL, int divisor, __global 
   }
 }
 
+#ifdef WB_FLOAT_SUMS
+/* The stages left of each candidate in the list `in`, in order, a work-item
+ * per candidate (sums in stage order, as the format defines them). */
+__kernel __attribute__ ((reqd_work_group_size (WGF, 1, 1))) void
+wb_tail (__global const sum_t *sum, int stride, WB_MODEL, __global const wb_item_t *in, int in_at, uint in_cap,
+         __global uint *counters, __global uint *cand, uint cand_cap)
+{
+  const uint n = min (counters[in_at], in_cap);
+  for (;;) {
+    const uint idx = atomic_inc (&counters[in_at + 1]);
+    if (idx >= n)
+      break;
+    const wb_item_t it = in[idx];
+    int next = it.next;
+    wb_acc_t acc = it.sum;
+    const int r = wb_run (sum + it.ofs, stride, stages, resp, &next, nstages, &acc);
+    if (r > 0 || (r == 0 && acc >= gamma))
+      candidate_emit (cand, cand_cap, it.win, wb_score (acc));
+  }
+}
+#else
 /* The stages left of each candidate in the list `in`, a work-group per
  * candidate and a lane per stage: the inclusive prefix scan of the responses
  * gives the sum after every stage, the first stage whose sum leaves
@@ -278,6 +316,8 @@ wb_tail (__global const sum_t *sum, int stride, WB_MODEL, __global const wb_item
   }
 }
 
+#endif
+
 /* CPU schedule: the windows of one row of a level in order, each through its
  * stages (wrow_map: level | iy << 10). */
 __kernel void
@@ -298,7 +338,7 @@ wb_rows (__global const int8 *levels, __global const int *wrow_map, int nrows, _
       continue;
 #endif
     int next = 0;
-    long acc = 0;
+    wb_acc_t acc = 0;
     const int r = wb_run (sum + ofs, stride, stages, resp, &next, nstages, &acc);
     if (r > 0 || (r == 0 && acc >= gamma))
       candidate_emit (cand, cand_cap, L.s7 + iy * L.s4 + ix, wb_score (acc));

@@ -14,7 +14,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   pocl-opencl-icd clinfo opencv-data
   # tests and tools: OpenCV as the parity oracle, sample images, gst-check
-  libopencv-dev opencv-doc python3-skimage python-matplotlib-data check
+  libopencv-dev libopencv-contrib-dev opencv-doc python3-skimage python-matplotlib-data check
 )
 missing=()
 for p in "${packages[@]}"; do

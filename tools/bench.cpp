@@ -1,7 +1,9 @@
 // gpudetect-bench: per-stage device times (OpenCL profiling events), launches
 // and host syncs per frame, end-to-end latency and pipelined throughput, and
 // OpenCV's CascadeClassifier (CPU, all threads; and UMat/OpenCL) on the same
-// frames with the same parameters, in the same run.
+// frames with the same parameters, in the same run; for WaldBoost models of
+// OpenCV xobjdetect (WBDetector files), WBDetector::detect (CPU) where OpenCV
+// contrib is present.
 //
 //   gpudetect-bench --model NAME [--device SEL] [--frames 200] [--warmup 20]
 //                   [--scale-factor 1.1] [--min-neighbors 3] [--min-size 24]
@@ -12,7 +14,9 @@
 // set.  Medians and p95 are over --frames frames after --warmup frames.
 // --parity instead compares each image's boxes and raw windows with OpenCV's
 // CascadeClassifier (CPU), as gpudetect-parity does, for hosts without
-// OpenCV's image codecs; exits 1 when a threshold is not met.
+// OpenCV's image codecs (WBDetector files: the boxes of WBDetector::detect,
+// which returns no raw windows; gpudetect-parity-xobjdetect compares those);
+// exits 1 when a threshold is not met.
 #include "detector.h"
 
 #ifdef HAVE_OPENCV
@@ -21,6 +25,9 @@
 #include <opencv2/core/ocl.hpp>
 #include <opencv2/core/utility.hpp>
 #include <opencv2/objdetect.hpp>
+#endif
+#ifdef HAVE_XOBJDETECT
+#include <opencv2/xobjdetect.hpp>
 #endif
 
 #include <algorithm>
@@ -79,6 +86,58 @@ double ms_since (Clock::time_point t0) {
   return std::chrono::duration<double, std::milli> (Clock::now () - t0).count ();
 }
 
+#ifdef HAVE_OPENCV
+// OpenCV's detector for the model: CascadeClassifier for cascades,
+// WBDetector for xobjdetect's WaldBoost files (with OpenCV contrib).
+struct Peer {
+  cv::CascadeClassifier cascade;
+#ifdef HAVE_XOBJDETECT
+  cv::Ptr<cv::xobjdetect::WBDetector> wb;
+#endif
+  const char *name = "";
+
+  // Empty when loaded, else why there is no peer.
+  std::string load (const ModelInfo &m) {
+    if (m.family == "cascade") {
+      name = "CascadeClassifier";
+      return cascade.load (m.path) ? "" : "OpenCV cannot load " + m.path;
+    }
+#ifdef HAVE_XOBJDETECT
+    cv::FileStorage fs (m.path, cv::FileStorage::READ);
+    if (m.family == "waldboost" && fs.isOpened () && !fs.getFirstTopLevelNode ()["waldboost_params"].empty ()) {
+      name = "WBDetector";
+      wb = cv::xobjdetect::WBDetector::create ();
+      wb->read (fs.getFirstTopLevelNode ());
+      return {};
+    }
+    return "OpenCV's peers are CascadeClassifier (cascades) and WBDetector (xobjdetect WaldBoost files)";
+#else
+    return "OpenCV's peer is CascadeClassifier (cascades; WBDetector files need OpenCV contrib's xobjdetect)";
+#endif
+  }
+  bool umat () const { return !is_wb (); }
+  bool is_wb () const {
+#ifdef HAVE_XOBJDETECT
+    return !wb.empty ();
+#else
+    return false;
+#endif
+  }
+  // WBDetector has no search parameters (models/README.md).
+  void detect (const cv::Mat &m, const DetectorConfig &cfg, std::vector<cv::Rect> *out) {
+#ifdef HAVE_XOBJDETECT
+    if (is_wb ()) {
+      std::vector<double> conf;
+      wb->detect (m, *out, conf);
+      return;
+    }
+#endif
+    cascade.detectMultiScale (m, *out, cfg.scale_factor, cfg.min_neighbors, 0,
+                              cv::Size (cfg.min_size.width, cfg.min_size.height));
+  }
+};
+#endif
+
 } // namespace
 
 int main (int argc, char **argv) {
@@ -90,7 +149,7 @@ int main (int argc, char **argv) {
   // reads its buffers.
   cfg.direct_upload = true;
   int frames = 200, warmup = 20, opencv_frames = -1;
-  bool use_opencv = true, parity = false;
+  bool use_opencv = true, parity = false, min_size_given = false;
   double min_f1 = 0, min_iou = 0;
   std::string json_path, dump_path;
   std::vector<std::string> paths;
@@ -109,7 +168,7 @@ int main (int argc, char **argv) {
     else if (a == "--warmup") warmup = std::max (0, std::atoi (next ().c_str ()));
     else if (a == "--scale-factor") cfg.scale_factor = std::atof (next ().c_str ());
     else if (a == "--min-neighbors") cfg.min_neighbors = std::atoi (next ().c_str ());
-    else if (a == "--min-size") { int s = std::atoi (next ().c_str ()); cfg.min_size = {s, s}; }
+    else if (a == "--min-size") { int s = std::atoi (next ().c_str ()); cfg.min_size = {s, s}; min_size_given = true; }
     else if (a == "--no-opencv") use_opencv = false;
     else if (a == "--opencv-frames") opencv_frames = std::atoi (next ().c_str ());
     else if (a == "--json") json_path = next ();
@@ -160,14 +219,23 @@ int main (int argc, char **argv) {
                det->device ().describe ().c_str (), det->model ().path.c_str (), det->model ().description.c_str (),
                det->gpu_schedule () ? "gpu" : "cpu", create_ms, det->built_from_cache () ? "from cache" : "built");
 
-  // OpenCV's CascadeClassifier is the peer of the cascade family only.
-  const bool cascade = det->model ().family == "cascade";
-  if (!cascade)
-    use_opencv = false;
 #ifdef HAVE_OPENCV
-  if (parity && !cascade) {
-    std::fprintf (stderr, "--parity compares with OpenCV's CascadeClassifier: it needs a cascade model\n");
-    return 2;
+  Peer peer;
+  if (std::string e = peer.load (det->model ()); !e.empty ()) {
+    if (parity) {
+      std::fprintf (stderr, "--parity: %s\n", e.c_str ());
+      return 2;
+    }
+    use_opencv = false;
+  } else if (use_opencv) {
+    std::printf ("OpenCV peer: %s\n", peer.name);
+  }
+  if (peer.is_wb () && !min_size_given) {
+    // WBDetector searches every level: no minimum size unless one is asked for
+    cfg.min_size = {0, 0};
+    det->set_search (cfg.scale_factor, cfg.min_size, cfg.max_size);
+    if (plain)
+      plain->set_search (cfg.scale_factor, cfg.min_size, cfg.max_size);
   }
   if (use_opencv && cv::ocl::haveOpenCL ()) {
     cv::ocl::setUseOpenCL (true);
@@ -178,12 +246,9 @@ int main (int argc, char **argv) {
     std::printf ("OpenCV UMat device: none (no OpenCL in OpenCV; UMat runs on the CPU)\n");
   }
   if (parity) {
-    cv::CascadeClassifier cc;
-    if (!cc.load (det->model ().path)) {
-      std::fprintf (stderr, "OpenCV cannot load %s\n", det->model ().path.c_str ());
-      return 2;
-    }
     compare::Totals total;
+    if (peer.is_wb ())
+      std::printf ("raw windows not compared: WBDetector::detect returns grouped boxes only\n");
     compare::print_header ();
     for (const std::string &path : paths) {
       Image img;
@@ -198,7 +263,15 @@ int main (int argc, char **argv) {
         return 2;
       }
       cv::Mat m (img.height, img.width, CV_8U, img.pixels.data ());
-      compare::image (cc, m, cfg, res, img.name, &total);
+      if (peer.is_wb ()) {
+        std::vector<cv::Rect> grouped;
+        peer.detect (m, cfg, &grouped);
+        const compare::Totals t = compare::add_image (res, grouped, {}, img.width, img.height, &total);
+        std::printf ("%-28s %6zu %6zu %4d %4d %4d %7.3f\n", img.name.c_str (), res.objects.size (), grouped.size (),
+                     t.tp, t.fp, t.fn, t.mean_iou ());
+      } else {
+        compare::image (peer.cascade, m, cfg, res, img.name, &total);
+      }
     }
     total.print ();
     return total.f1 () >= min_f1 && total.mean_iou () >= min_iou ? 0 : 1;
@@ -344,11 +417,6 @@ int main (int argc, char **argv) {
     size_t ocv_objs = 0;
 #ifdef HAVE_OPENCV
     if (use_opencv && opencv_frames > 0) {
-      cv::CascadeClassifier cc;
-      if (!cc.load (det->model ().path)) {
-        std::fprintf (stderr, "OpenCV cannot load %s\n", det->model ().path.c_str ());
-        return 2;
-      }
       cv::Mat m (img.height, img.width, CV_8U, img.pixels.data ());
       std::vector<cv::Rect> out;
       const cv::Size mins (cfg.min_size.width, cfg.min_size.height);
@@ -356,19 +424,19 @@ int main (int argc, char **argv) {
       cv::ocl::setUseOpenCL (false);
       for (int i = 0; i < std::min (3, warmup) + opencv_frames; i++) {
         auto t0 = Clock::now ();
-        cc.detectMultiScale (m, out, cfg.scale_factor, cfg.min_neighbors, 0, mins);
+        peer.detect (m, cfg, &out);
         if (i >= std::min (3, warmup))
           t.push_back (ms_since (t0));
       }
       ocv_cpu = stats (t).median;
       ocv_objs = out.size ();
-      if (cv::ocl::haveOpenCL ()) {
+      if (peer.umat () && cv::ocl::haveOpenCL ()) {
         cv::ocl::setUseOpenCL (true);
         cv::UMat u = m.getUMat (cv::ACCESS_READ);
         t.clear ();
         for (int i = 0; i < std::min (3, warmup) + opencv_frames; i++) {
           auto t0 = Clock::now ();
-          cc.detectMultiScale (u, out, cfg.scale_factor, cfg.min_neighbors, 0, mins);
+          peer.cascade.detectMultiScale (u, out, cfg.scale_factor, cfg.min_neighbors, 0, mins);
           if (i >= std::min (3, warmup))
             t.push_back (ms_since (t0));
         }
@@ -410,7 +478,8 @@ int main (int argc, char **argv) {
                "without profiling (as the element runs), the frame in page-locked memory (as the element's upload pool gives it); of that, on the host: enqueue (in "
                "submit), wait (blocked on the device), collect (reading the hits out, grouping; median);\ne2e_page: the "
                "same from ordinary memory (median); pipelined: per frame with %d frames in flight, page-locked frames; "
-               "ocv_*: OpenCV CascadeClassifier median, same parameters.\n",
+               "ocv_*: OpenCV's peer (CascadeClassifier; WBDetector::detect for xobjdetect files, CPU only) median, same "
+               "parameters.\n",
                det->slots ());
   if (json) {
     std::fprintf (json, "\n]}\n");

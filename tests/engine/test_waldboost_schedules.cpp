@@ -3,9 +3,11 @@
 // several divisor and step settings, and of the CPU schedule equal those of
 // a plain loop over every window of the same pyramid with
 // waldboost_evaluate.  Models: a file given with --model, and models made
-// here with early rejections, an early acceptance and a tail, or no tail.
+// here with early rejections, an early acceptance and a tail, or no tail
+// (not with --only-model).  A model file may be the project's XML or an OpenCV
+// xobjdetect WBDetector file (single-precision sums, its own scan).
 //
-//   test-waldboost-schedules [--model FILE] IMAGE.pgm...
+//   test-waldboost-schedules [--model FILE [--only-model]] IMAGE.pgm...
 //   test-waldboost-schedules --write-models DIR   (the made models, for gpudetect-bench)
 #include "check.h"
 #include "detector.h"
@@ -75,7 +77,7 @@ using Key = std::tuple<int, int, int>; // level, x, y
 
 // The reference's hits (and scores) over the plan's window grid.
 std::vector<std::pair<Key, float>> reference (const WaldBoostModel &m, const Grey &img, const PyramidGeometry &g,
-                                              int64_t gamma_q) {
+                                              int64_t gamma) {
   std::vector<std::pair<Key, float>> out;
   std::vector<uint32_t> sum, sq;
   for (size_t li = 0; li < g.levels.size (); li++) {
@@ -85,9 +87,9 @@ std::vector<std::pair<Key, float>> reference (const WaldBoostModel &m, const Gre
     for (int iy = 0; iy < l.ny; iy++)
       for (int ix = 0; ix < l.nx; ix++) {
         const int x = ix * l.step, y = iy * l.step;
-        const WaldBoostVerdict v = waldboost_evaluate (m, sum.data () + y * s + x, sq.data () + y * s + x, s, gamma_q);
+        const WaldBoostVerdict v = waldboost_evaluate (m, sum.data () + y * s + x, sq.data () + y * s + x, s, gamma);
         if (v.hit)
-          out.push_back ({{static_cast<int> (li), x, y}, static_cast<float> (v.sum_q) * 0x1p-32f});
+          out.push_back ({{static_cast<int> (li), x, y}, v.score ()});
       }
   }
   return out;
@@ -166,7 +168,7 @@ void compare (const std::string &what, const std::string &model_path, const Wald
     std::set<std::pair<Key, float>> ours, ref;
     for (const RawHit &h : res.hits)
       ours.insert ({{h.level, h.x, h.y}, h.score});
-    for (const auto &r : reference (m, img, *det->geometry (), waldboost_final_threshold (m.threshold, false)))
+    for (const auto &r : reference (m, img, *det->geometry (), waldboost_final_threshold_arg (m)))
       ref.insert (r);
     ref_total += static_cast<long> (ref.size ());
     long d = 0;
@@ -190,10 +192,13 @@ void compare (const std::string &what, const std::string &model_path, const Wald
 
 int main (int argc, char **argv) {
   std::string model_file, write_dir;
+  bool only_model = false;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--model") == 0 && i + 1 < argc)
       model_file = argv[++i];
+    else if (std::strcmp (argv[i], "--only-model") == 0)
+      only_model = true;
     else if (std::strcmp (argv[i], "--write-models") == 0 && i + 1 < argc)
       write_dir = argv[++i];
     else
@@ -219,6 +224,8 @@ int main (int argc, char **argv) {
   std::vector<Case> cases;
   for (const auto &[seed, stages, tail, accept] :
        {std::tuple (1u, 80, 50, true), std::tuple (2u, 40, 40, false), std::tuple (3u, 300, 16, false)}) {
+    if (only_model && !model_file.empty ())
+      break;
     Case c;
     c.model = made_model (seed, stages, tail, accept);
     c.name = c.model.name + (tail < stages ? " (tail)" : " (no tail)");

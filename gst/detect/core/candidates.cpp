@@ -27,8 +27,12 @@ std::vector<RawHit> decode_candidates (const PyramidGeometry &g, const uint32_t 
     h.level = static_cast<int> (it - 1 - g.levels.begin ());
     h.x = (i % l.nx) * l.step;
     h.y = (i / l.nx) * l.step;
-    h.rect = {static_cast<int> (std::nearbyint (static_cast<float> (h.x) * l.scale)),
-              static_cast<int> (std::nearbyint (static_cast<float> (h.y) * l.scale)), l.win_width, l.win_height};
+    if (l.resize > 0) // (int) (x / s), as xobjdetect's WBDetector
+      h.rect = {static_cast<int> (static_cast<float> (h.x) / l.resize),
+                static_cast<int> (static_cast<float> (h.y) / l.resize), l.win_width, l.win_height};
+    else
+      h.rect = {static_cast<int> (std::nearbyint (static_cast<float> (h.x) * l.scale)),
+                static_cast<int> (std::nearbyint (static_cast<float> (h.y) * l.scale)), l.win_width, l.win_height};
     const uint32_t bits = static_cast<uint32_t> (k);
     std::memcpy (&h.score, &bits, sizeof h.score);
     hits.push_back (h);

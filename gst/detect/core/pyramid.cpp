@@ -7,9 +7,10 @@ namespace gpudetect {
 
 int round_half_even (double v) { return static_cast<int> (std::nearbyint (v)); }
 
-// Coefficients of OpenCV's bit-exact bilinear resize for one axis.
-static void linear_exact_table (int src, int dst, std::vector<int32_t> *tab) {
-  const double inv_scale = static_cast<double> (dst) / src;
+// Coefficients of OpenCV's bit-exact bilinear resize for one axis, at the
+// factor inv_scale (cv::resize: dst / src where it is given the size, the
+// factor itself where it is given that).
+static void linear_exact_table (int src, int dst, double inv_scale, std::vector<int32_t> *tab) {
   const double scale = 1.0 / inv_scale;
   for (int d = 0; d < dst; d++) {
     double f = scale * (d + 0.5) - 0.5;
@@ -26,6 +27,53 @@ static void linear_exact_table (int src, int dst, std::vector<int32_t> *tab) {
     tab->push_back (index * 512 + c1);
   }
 }
+
+namespace {
+
+// A level before packing, and the factors its resampling tables are made at.
+struct Planned {
+  PyramidLevel level;
+  double inv_x = 1, inv_y = 1;
+};
+
+// One buffer, one stride: levels placed left to right, wrapping to a new
+// band as tall as the tallest level in it; window indices, resampling tables
+// and the row work map.
+void pack (PyramidGeometry *g, const std::vector<Planned> &levels) {
+  if (levels.empty ())
+    return;
+  int widest = 0;
+  for (const Planned &p : levels)
+    widest = std::max (widest, p.level.width);
+  g->stride = (widest + 31 + 31) / 32 * 32;
+  int ox = 0, oy = 0, band = 0;
+  for (const Planned &p : levels) {
+    PyramidLevel l = p.level;
+    if (ox + l.width + 1 > g->stride) {
+      ox = 0;
+      oy += band;
+      band = 0;
+    }
+    band = std::max (band, l.height + 1);
+    l.x0 = ox;
+    l.y0 = oy;
+    ox += l.width + 1;
+    l.first_window = g->total_windows;
+    g->total_windows += l.nx * l.ny;
+    const int li = static_cast<int> (g->levels.size ());
+    g->xtab_first.push_back (static_cast<int32_t> (g->xtab.size ()));
+    g->ytab_first.push_back (static_cast<int32_t> (g->ytab.size ()));
+    linear_exact_table (g->image_width, l.width, p.inv_x, &g->xtab);
+    linear_exact_table (g->image_height, l.height, p.inv_y, &g->ytab);
+    for (int y = 0; y < l.height; y++)
+      g->row_map.push_back (li | (y << 10));
+    g->total_rows += l.height;
+    g->levels.push_back (l);
+  }
+  g->rows = oy + band;
+}
+
+} // namespace
 
 PyramidGeometry plan_pyramid (int iw, int ih, int ww, int wh, double scale_factor, Size2 min_size,
                               Size2 max_size) {
@@ -51,46 +99,70 @@ PyramidGeometry plan_pyramid (int iw, int ih, int ww, int wh, double scale_facto
   if (scales.empty ())
     return g;
 
-  // One buffer, one stride: levels placed left to right, wrapping to a new band.
-  g.stride = (round_half_even (iw / scales[0]) + 31 + 31) / 32 * 32;
-  int ox = 0, oy = 0, band = 0;
   if (scales.size () > 1024)
     scales.resize (1024); // the work maps hold the level in 10 bits
+  std::vector<Planned> levels;
   for (float sc : scales) {
-    PyramidLevel l;
+    Planned p;
+    PyramidLevel &l = p.level;
     l.scale = sc;
     l.width = std::max (round_half_even (iw / sc), 0);
     l.height = std::max (round_half_even (ih / sc), 0);
     l.win_width = round_half_even (ww * sc);
     l.win_height = round_half_even (wh * sc);
     l.step = sc >= 2 ? 1 : 2;
-    if (g.levels.empty ())
-      band = l.height + 1;
-    if (ox + l.width + 1 > g.stride) {
-      ox = 0;
-      oy += band;
-      band = l.height + 1;
-    }
-    l.x0 = ox;
-    l.y0 = oy;
-    ox += l.width + 1;
     int sw = std::max (l.width + 1 - ww, 0), sh = std::max (l.height + 1 - wh, 0);
     l.nx = (sw + l.step - 1) / l.step;
     l.ny = (sh + l.step - 1) / l.step;
-    l.first_window = g.total_windows;
-    g.total_windows += l.nx * l.ny;
-    int li = static_cast<int> (g.levels.size ());
-    g.xtab_first.push_back (static_cast<int32_t> (g.xtab.size ()));
-    g.ytab_first.push_back (static_cast<int32_t> (g.ytab.size ()));
-    linear_exact_table (iw, l.width, &g.xtab);
-    linear_exact_table (ih, l.height, &g.ytab);
-    for (int y = 0; y < l.height; y++)
-      g.row_map.push_back (li | (y << 10));
-    g.total_rows += l.height;
-    g.levels.push_back (l);
+    p.inv_x = static_cast<double> (l.width) / iw;
+    p.inv_y = static_cast<double> (l.height) / ih;
+    levels.push_back (p);
   }
-  g.rows = oy + band;
+  pack (&g, levels);
   return g;
 }
+
+PyramidGeometry plan_pyramid_xobjdetect (int iw, int ih, int ww, int wh, double scale_factor, Size2 min_size,
+                                         Size2 max_size) {
+  PyramidGeometry g;
+  g.image_width = iw;
+  g.image_height = ih;
+  g.window_width = ww;
+  g.window_height = wh;
+  const float factor = static_cast<float> (scale_factor);
+  if (iw <= 0 || ih <= 0 || ww <= 0 || wh <= 0 || !(factor > 1.0f))
+    return g;
+  const int kStep = 4; // WaldBoost::detect
+  std::vector<Planned> levels;
+  for (float s = 0.2f; s < 1.2f && levels.size () < 1024; s *= factor) {
+    Planned p;
+    PyramidLevel &l = p.level;
+    l.scale = 1.0f / s;
+    l.resize = s;
+    // cv::resize (img, out, Size (), s, s, INTER_LINEAR_EXACT)
+    l.width = round_half_even (iw * static_cast<double> (s));
+    l.height = round_half_even (ih * static_cast<double> (s));
+    if (l.width <= 0 || l.height <= 0)
+      continue; // OpenCV asserts on an empty level
+    l.win_width = static_cast<int> (ww / s);
+    l.win_height = static_cast<int> (wh / s);
+    if (l.win_width < min_size.width || l.win_height < min_size.height)
+      continue;
+    if (max_size.width > 0 && max_size.height > 0 &&
+        (l.win_width > max_size.width || l.win_height > max_size.height))
+      continue;
+    l.step = kStep;
+    // for (r = 0; r + 24 < rows; r += step)
+    l.nx = l.width > ww ? (l.width - ww - 1) / kStep + 1 : 0;
+    l.ny = l.height > wh ? (l.height - wh - 1) / kStep + 1 : 0;
+    const bool copy = l.width == iw && l.height == ih; // cv::resize copies then
+    p.inv_x = copy ? 1.0 : static_cast<double> (s);
+    p.inv_y = copy ? 1.0 : static_cast<double> (s);
+    levels.push_back (p);
+  }
+  pack (&g, levels);
+  return g;
+}
+
 
 } // namespace gpudetect

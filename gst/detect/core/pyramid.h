@@ -20,6 +20,10 @@ struct PyramidLevel {
   int x0 = 0, y0 = 0;          // integral origin in the packed buffer; integral is (width+1) x (height+1)
   int nx = 0, ny = 0;          // window grid
   int first_window = 0;        // index of the level's first window in the flat window list
+  // How a window's origin maps back to the frame: 0, cvRound (x * scale)
+  // (CascadeClassifier); else the factor the frame was resized by, (int) (x /
+  // resize) in float (xobjdetect's WBDetector).
+  float resize = 0;
 };
 
 struct PyramidGeometry {
@@ -44,6 +48,18 @@ struct PyramidGeometry {
 // window exceeds max_size (0 = unbounded) or the image.
 PyramidGeometry plan_pyramid (int image_width, int image_height, int window_width, int window_height,
                               double scale_factor, Size2 min_size, Size2 max_size);
+
+// Plans the pyramid exactly as OpenCV xobjdetect's WBDetector::detect (4.6,
+// WaldBoost::detect) for a window of window_width x window_height: the frame
+// resized by each float factor s = 0.2f, s *= (float) scale_factor while s <
+// 1.2f (shrinking and enlarging; levels of cvRound (frame * s) pixels,
+// resampled with INTER_LINEAR_EXACT at exactly s, or copied where the level
+// has the frame's size), windows every 4 pixels with x + window < width and y +
+// window < height, each mapped back to the frame as ((int) (x / s), (int) (y /
+// s)) with a side of (int) (window / s).  Levels whose window in frame pixels
+// is under min_size or over max_size (0: unbounded) are left out.
+PyramidGeometry plan_pyramid_xobjdetect (int image_width, int image_height, int window_width, int window_height,
+                                         double scale_factor, Size2 min_size, Size2 max_size);
 
 // OpenCV's cvRound: round half to even.
 int round_half_even (double v);

@@ -40,11 +40,14 @@ std::string from_xml (const ModelText &m, std::unique_ptr<Family> *out) {
 
 const Entry kFamilies[] = {
     {"an OpenCV cascade (<opencv_storage><cascade>)",
-     [] (const ModelText &m) { return xml::is_elem (m.root, "opencv_storage"); },
+     [] (const ModelText &m) { return is_cascade_storage (m.root); },
      from_xml<CascadeModel, read_cascade_storage, make_cascade_family>},
     {"a WaldBoost classifier (<WaldBoostClassifier>)",
      [] (const ModelText &m) { return is_waldboost_native (m.root); },
      from_xml<WaldBoostModel, read_waldboost_native, make_waldboost_family>},
+    {"an OpenCV xobjdetect WBDetector (<opencv_storage><waldboost><waldboost_params>)",
+     [] (const ModelText &m) { return is_waldboost_xobjdetect (m.root); },
+     from_xml<WaldBoostModel, read_waldboost_xobjdetect, make_waldboost_family>},
 };
 
 } // namespace

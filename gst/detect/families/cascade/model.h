@@ -69,6 +69,10 @@ std::string parse_cascade_xml (const std::string &xml, CascadeModel *out);
 
 // The same from a parsed document's root element (<opencv_storage>).
 std::string read_cascade_storage (const xmlNode *top, CascadeModel *out);
+// Whether a root element is a cascade's storage: <opencv_storage> whose first
+// node is <cascade> or holds a cascade's elements (stageType, stages, ...; or
+// an old-format cascade, which read_cascade_storage names).
+bool is_cascade_storage (const xmlNode *top);
 
 // Reads and parses a file (at most 64 MiB); `path` and `default_label` are
 // set from the file's name.

@@ -237,6 +237,21 @@ struct Parser {
 
 } // namespace
 
+bool is_cascade_storage (const xmlNode *top) {
+  if (!is_elem (top, "opencv_storage"))
+    return false;
+  std::vector<const xmlNode *> tops = elements (top);
+  if (tops.empty ())
+    return true; // read_cascade_storage says what is missing
+  const xmlNode *root = tops[0];
+  if (is_elem (root, "cascade") || xmlHasProp (root, BAD_CAST "type_id"))
+    return true;
+  for (const char *c : {"stageType", "featureType", "stages", "features", "size"})
+    if (child (root, c))
+      return true;
+  return false;
+}
+
 std::string read_cascade_storage (const xmlNode *top, CascadeModel *out) {
   if (!is_elem (top, "opencv_storage"))
     return "not an OpenCV storage file (root element is not <opencv_storage>)";

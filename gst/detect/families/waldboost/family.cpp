@@ -12,16 +12,25 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <cstring>
 
 namespace gpudetect {
 
 namespace {
 
-// Device layout of a stage (must match kernels/waldboost.cl).
+// Device layout of a stage (must match kernels/waldboost.cl): fixed-point
+// sums, and float_sums models' (WB_FLOAT_SUMS).
 struct DevStage {
   cl_int4 f;
   cl_long neg, pos;
 };
+struct DevStageFloat {
+  cl_int4 f;
+  cl_float neg, pos;
+  cl_int pad[2];
+};
+static_assert (sizeof (DevStage) == 32 && sizeof (DevStageFloat) == 32, "wb_stage_t");
 constexpr size_t kItemBytes = 24; // wb_item_t
 constexpr int kWg = 256;          // WGF (kernels/compact.cl)
 // Default schedule where the model stores none (docs/benchmarks.md).
@@ -32,6 +41,17 @@ constexpr int kDefaultSyncFirst = 4, kDefaultSyncStep = 4;
 constexpr size_t kMinListItems = 65536;
 
 size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+// The kernels' final threshold: fixed point, or a float for float_sums models
+// (set through cl::set_args like any argument).
+struct Gamma {
+  bool is_float = false;
+  cl_long q = 0;
+  cl_float f = 0;
+};
+cl_int set_arg (cl_kernel k, cl_uint i, const Gamma &g) {
+  return g.is_float ? clSetKernelArg (k, i, sizeof g.f, &g.f) : clSetKernelArg (k, i, sizeof g.q, &g.q);
+}
 
 class WaldBoostFamily final : public Family {
 public:
@@ -55,7 +75,12 @@ public:
 
   cl::Error program (const BuildEnv &env, ProgramSpec *out) override;
   cl::Error setup (const BuildEnv &env, const cl::Program &program) override;
+  // OpenCV xobjdetect's files are scanned as its WBDetector::detect does,
+  // the project's as CascadeClassifier::detectMultiScale.
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
+    if (model_.format == WaldBoostModel::Format::XObjDetect)
+      return plan_pyramid_xobjdetect (width, height, model_.window_width, model_.window_height, p.scale_factor,
+                                      p.min_size, p.max_size);
     return plan_pyramid (width, height, model_.window_width, model_.window_height, p.scale_factor, p.min_size,
                          p.max_size);
   }
@@ -70,6 +95,16 @@ private:
   // The kernels that emit candidates, and the index of their candidates
   // argument (the capacity follows it).
   std::vector<std::pair<cl_kernel, cl_uint>> emitters () const;
+  Gamma final_threshold (const SearchParams &p) const {
+    const double *user = p.threshold ? &*p.threshold : nullptr;
+    const int64_t arg = waldboost_final_threshold_arg (model_, user);
+    Gamma g;
+    g.is_float = model_.float_sums;
+    g.q = arg;
+    const uint32_t bits = static_cast<uint32_t> (arg);
+    std::memcpy (&g.f, &bits, sizeof g.f);
+    return g;
+  }
 
   WaldBoostModel model_;
   ModelInfo info_;
@@ -84,6 +119,7 @@ private:
   std::vector<cl_uint> caps_;
   int nsegs_ = 0, nwrows_ = 0, nwindows_ = 0;
   cl_mem bound_cand_ = nullptr;
+  Gamma gamma_;
 };
 
 cl::Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
@@ -114,6 +150,8 @@ cl::Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
           " -D WB_SYNC_STEP=" + std::to_string (sync_step);
   if (flat)
     opts += " -D WB_FLAT";
+  if (model_.float_sums)
+    opts += " -D WB_FLOAT_SUMS";
   // NVIDIA GPUs: the survivor counts through warp votes (kernels/warp.cl),
   // retried without where the driver refuses the inline PTX.
   if (gpu_schedule_ && dev.platform_name.find ("NVIDIA") != std::string::npos) {
@@ -146,27 +184,46 @@ cl::Error WaldBoostFamily::setup (const BuildEnv &env, const cl::Program &progra
   } else if (cl::Error e = cl::create_kernel (program, "wb_rows", &rows_)) {
     return e;
   }
-  std::vector<DevStage> st;
-  std::vector<cl_long> resp;
   const int tail = model_.tail_start ();
-  for (size_t i = 0; i < model_.stages.size (); i++) {
-    const WaldBoostModel::Stage &s = model_.stages[i];
-    const bool decides = static_cast<int> (i) < tail;
-    st.push_back ({{{s.x, s.y, s.w, s.h}},
-                   decides ? waldboost_reject_below (s.neg_t) : LLONG_MIN,
-                   decides ? waldboost_accept_above (s.pos_t) : LLONG_MAX});
-    for (float r : s.response)
-      resp.push_back (waldboost_fixed (r));
+  if (model_.float_sums) {
+    std::vector<DevStageFloat> st;
+    std::vector<cl_float> resp;
+    for (size_t i = 0; i < model_.stages.size (); i++) {
+      const WaldBoostModel::Stage &s = model_.stages[i];
+      const bool decides = static_cast<int> (i) < tail;
+      st.push_back ({{{s.x, s.y, s.w, s.h}},
+                     decides ? static_cast<float> (s.neg_t) : -INFINITY,
+                     decides ? static_cast<float> (s.pos_t) : INFINITY,
+                     {0, 0}});
+      resp.insert (resp.end (), s.response.begin (), s.response.end ());
+    }
+    if (cl::Error e = cl::upload_vector (env.dev, &stages_, st))
+      return e;
+    if (cl::Error e = cl::upload_vector (env.dev, &resp_, resp))
+      return e;
+  } else {
+    std::vector<DevStage> st;
+    std::vector<cl_long> resp;
+    for (size_t i = 0; i < model_.stages.size (); i++) {
+      const WaldBoostModel::Stage &s = model_.stages[i];
+      const bool decides = static_cast<int> (i) < tail;
+      st.push_back ({{{s.x, s.y, s.w, s.h}},
+                     decides ? waldboost_reject_below (s.neg_t) : LLONG_MIN,
+                     decides ? waldboost_accept_above (s.pos_t) : LLONG_MAX});
+      for (float r : s.response)
+        resp.push_back (waldboost_fixed (r));
+    }
+    if (cl::Error e = cl::upload_vector (env.dev, &stages_, st))
+      return e;
+    if (cl::Error e = cl::upload_vector (env.dev, &resp_, resp))
+      return e;
   }
-  if (cl::Error e = cl::upload_vector (env.dev, &stages_, st))
-    return e;
-  if (cl::Error e = cl::upload_vector (env.dev, &resp_, resp))
-    return e;
   return cl::make_buffer (env.dev, &counters_, IntegralPyramid::kCounterWords * sizeof (cl_uint));
 }
 
 cl::Error WaldBoostFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                                     const SearchParams &) {
+                                     const SearchParams &p) {
+  gamma_ = final_threshold (p);
   if (cl::Error e = integral_.geometry (dev, g, layout))
     return e;
   std::vector<cl_int2> segs;   // wb_first: (level, first window)
@@ -190,7 +247,7 @@ cl::Error WaldBoostFamily::geometry (const cl::Device &dev, const PyramidGeometr
   bound_cand_ = nullptr;
   if (!gpu_schedule_) {
     GPUDETECT_CL_TRY (cl::set_args (rows_.get (), integral_.levels (), wrows_, static_cast<cl_int> (nwrows_), sum, sq,
-                                    stride, stages_, resp_, nstages, tail, cl_long (0), flat));
+                                    stride, stages_, resp_, nstages, tail, gamma_, flat));
     return {};
   }
   // List k (one per divisor) holds the windows still undecided after step k;
@@ -210,15 +267,15 @@ cl::Error WaldBoostFamily::geometry (const cl::Device &dev, const PyramidGeometr
   const cl_int tl_at = static_cast<cl_int> (2 * last);
   // counters[2k], [2k + 1]: list k's length and the chunks taken from it
   GPUDETECT_CL_TRY (cl::set_args (first_.get (), integral_.levels (), segs_, sum, sq, stride, stages_, resp_, nstages,
-                                  tail, cl_long (0), flat, static_cast<cl_int> (divisors_[0]), lists_[0], cl_int (0),
+                                  tail, gamma_, flat, static_cast<cl_int> (divisors_[0]), lists_[0], cl_int (0),
                                   caps_[0], lists_[last], tl_at, caps_[last], counters_));
   for (size_t k = 1; k < divisors_.size (); k++)
-    GPUDETECT_CL_TRY (cl::set_args (more_[k - 1].get (), sum, stride, stages_, resp_, nstages, tail, cl_long (0),
+    GPUDETECT_CL_TRY (cl::set_args (more_[k - 1].get (), sum, stride, stages_, resp_, nstages, tail, gamma_,
                                     static_cast<cl_int> (divisors_[k]), lists_[k - 1],
                                     static_cast<cl_int> (2 * (k - 1)), caps_[k - 1], lists_[k],
                                     static_cast<cl_int> (2 * k), caps_[k], lists_[last], tl_at, caps_[last],
                                     counters_));
-  GPUDETECT_CL_TRY (cl::set_args (tail_.get (), sum, stride, stages_, resp_, nstages, tail, cl_long (0), lists_[last],
+  GPUDETECT_CL_TRY (cl::set_args (tail_.get (), sum, stride, stages_, resp_, nstages, tail, gamma_, lists_[last],
                                   tl_at, caps_[last], counters_));
   return {}; // gamma follows in parameters()
 }
@@ -234,16 +291,15 @@ std::vector<std::pair<cl_kernel, cl_uint>> WaldBoostFamily::emitters () const {
 
 cl::Error WaldBoostFamily::parameters (const SearchParams &p) {
   // gamma: argument 10 of wb_rows, 9 of wb_first, 6 of wb_more and wb_tail
-  const cl_long gamma = p.threshold ? waldboost_final_threshold (*p.threshold, false)
-                                    : waldboost_final_threshold (model_.threshold, model_.threshold_exclusive);
+  gamma_ = final_threshold (p);
   if (!gpu_schedule_) {
-    GPUDETECT_CL_TRY (cl::set_arg (rows_.get (), 10, gamma));
+    GPUDETECT_CL_TRY (set_arg (rows_.get (), 10, gamma_));
     return {};
   }
-  GPUDETECT_CL_TRY (cl::set_arg (first_.get (), 9, gamma));
-  GPUDETECT_CL_TRY (cl::set_arg (tail_.get (), 6, gamma));
+  GPUDETECT_CL_TRY (set_arg (first_.get (), 9, gamma_));
+  GPUDETECT_CL_TRY (set_arg (tail_.get (), 6, gamma_));
   for (cl::Kernel &k : more_)
-    GPUDETECT_CL_TRY (cl::set_arg (k.get (), 6, gamma));
+    GPUDETECT_CL_TRY (set_arg (k.get (), 6, gamma_));
   return {};
 }
 
@@ -278,7 +334,9 @@ std::vector<Detection> WaldBoostFamily::finish (const std::vector<RawHit> &hits,
     scores.push_back (h.score);
   }
   std::vector<Detection> out;
-  for (const GroupedRect &gr : group_rectangles (raw, p.min_neighbors, 0.2, &scores)) {
+  // xobjdetect's WBDetector groups with eps 0.7 (WaldBoost::detect)
+  const double eps = model_.format == WaldBoostModel::Format::XObjDetect ? 0.7 : 0.2;
+  for (const GroupedRect &gr : group_rectangles (raw, p.min_neighbors, eps, &scores)) {
     const Rect r = clip_rect (gr.rect, g.image_width, g.image_height);
     if (r.width > 0 && r.height > 0)
       out.push_back ({r, gr.neighbors, gr.confidence, gr.score, 0});

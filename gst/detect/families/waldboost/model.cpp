@@ -3,6 +3,7 @@
 #include "model.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace gpudetect {
 
@@ -52,6 +53,25 @@ int64_t waldboost_final_threshold (double gamma, bool exclusive) {
 
 double waldboost_real (int64_t q) { return static_cast<double> (q) / kScale; }
 
+float waldboost_final_threshold_float (double gamma, bool exclusive) {
+  float g = static_cast<float> (gamma);
+  if (exclusive ? g <= gamma : g < gamma) // the least float above gamma (exclusive) or at least gamma
+    g = std::nextafter (g, INFINITY);
+  return g;
+}
+
+float WaldBoostVerdict::score () const { return sum_f != 0 ? sum_f : static_cast<float> (sum_q) * 0x1p-32f; }
+
+int64_t waldboost_final_threshold_arg (const WaldBoostModel &m, const double *user) {
+  if (!m.float_sums)
+    return user ? waldboost_final_threshold (*user, false) : waldboost_final_threshold (m.threshold, m.threshold_exclusive);
+  const float g = user ? waldboost_final_threshold_float (*user, false)
+                       : waldboost_final_threshold_float (m.threshold, m.threshold_exclusive);
+  uint32_t bits;
+  std::memcpy (&bits, &g, sizeof bits);
+  return bits;
+}
+
 int waldboost_lbp_code (const uint32_t *p, int s, int x, int y, int w, int h) {
   const int c = block (p, s, x + w, y + h, w, h);
   return (block (p, s, x, y, w, h) >= c ? 128 : 0) | (block (p, s, x + w, y, w, h) >= c ? 64 : 0) |
@@ -69,7 +89,7 @@ int64_t waldboost_flat_limit (const WaldBoostModel &m) {
 }
 
 WaldBoostVerdict waldboost_evaluate (const WaldBoostModel &m, const uint32_t *integral, const uint32_t *sq, int stride,
-                                     int64_t final_threshold_q) {
+                                     int64_t final_threshold) {
   WaldBoostVerdict v;
   if (const int64_t flat = waldboost_flat_limit (m); flat > 0) {
     const int W = m.window_width, H = m.window_height;
@@ -78,6 +98,28 @@ WaldBoostVerdict waldboost_evaluate (const WaldBoostModel &m, const uint32_t *in
     if (static_cast<int64_t> (W) * H * q - s * s < flat)
       return v;
   }
+  if (m.float_sums) {
+    // OpenCV xobjdetect: res += response in single precision, rejected when
+    // below the stage's threshold (a float)
+    float gamma;
+    const uint32_t bits = static_cast<uint32_t> (final_threshold);
+    std::memcpy (&gamma, &bits, sizeof gamma);
+    float acc = 0;
+    for (const WaldBoostModel::Stage &st : m.stages) {
+      acc += st.response[waldboost_lbp_code (integral, stride, st.x, st.y, st.w, st.h)];
+      v.sum_f = acc;
+      v.stages++;
+      if (acc < static_cast<float> (st.neg_t))
+        return v;
+      if (acc > static_cast<float> (st.pos_t)) {
+        v.hit = true;
+        return v;
+      }
+    }
+    v.hit = acc >= gamma;
+    return v;
+  }
+  const int64_t final_threshold_q = final_threshold;
   for (const WaldBoostModel::Stage &st : m.stages) {
     v.sum_q += waldboost_fixed (st.response[waldboost_lbp_code (integral, stride, st.x, st.y, st.w, st.h)]);
     v.stages++;

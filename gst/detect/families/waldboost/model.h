@@ -33,6 +33,10 @@ struct WaldBoostModel {
   double min_std_dev = 0;            // windows flatter than this (grey-level standard deviation) are rejected
   double threshold = 0;              // gamma: a window that runs through every stage is a hit when sum >= gamma
   bool threshold_exclusive = false;  // sum > gamma instead (OpenCV xobjdetect's final test)
+  // Sums in single precision, added in stage order, thresholds compared as
+  // floats (OpenCV xobjdetect's arithmetic, whose rejection thresholds are
+  // themselves such sums) instead of the 64-bit fixed point.
+  bool float_sums = false;
   std::vector<Stage> stages;
 
   // GPU schedule stored with the model (<schedule>; 0 or empty: the engine's
@@ -60,6 +64,9 @@ int64_t waldboost_reject_below (double neg_t);        // sum_q < this  <=> sum <
 int64_t waldboost_accept_above (double pos_t);        // sum_q > this  <=> sum > pos_t
 int64_t waldboost_final_threshold (double gamma, bool exclusive); // hit <=> sum_q >= this
 double waldboost_real (int64_t q);
+// float_sums models: hit <=> sum >= this float (the least float above gamma
+// when exclusive).
+float waldboost_final_threshold_float (double gamma, bool exclusive);
 
 // The LBP code of the 3x3 grid with top-left (x, y) and w x h blocks, from an
 // integral image (sum of the pixels above and left, (W+1) x (H+1), `stride`
@@ -72,26 +79,39 @@ int waldboost_lbp_code (const uint32_t *integral, int stride, int x, int y, int 
 // The reference evaluation of the window whose top-left pixel is at `origin`
 // of an integral image (and of its squared-sum integral `sq`, needed only
 // when min_std_dev > 0): every stage in order as the format defines it.
-// Returns true for a hit; *score is the sum where it stopped, *stages the
-// stages evaluated.
+// Returns whether it is a hit, the sum where it stopped (sum_q in fixed
+// point, or sum_f for float_sums models), its score as the kernels report it
+// and the stages evaluated.  final_threshold: waldboost_final_threshold's, or
+// for float_sums models the bits of waldboost_final_threshold_float's.
 struct WaldBoostVerdict {
   bool hit = false;
   int64_t sum_q = 0;
+  float sum_f = 0;
   int stages = 0;
+  float score () const;
 };
 WaldBoostVerdict waldboost_evaluate (const WaldBoostModel &m, const uint32_t *integral, const uint32_t *sq,
-                                     int stride, int64_t final_threshold_q);
+                                     int stride, int64_t final_threshold);
+// The final threshold of a model for waldboost_evaluate: the model's own
+// (unset) or a user's (hit <=> sum >= threshold), in the model's arithmetic.
+int64_t waldboost_final_threshold_arg (const WaldBoostModel &m, const double *user_threshold = nullptr);
 // n * sum(p^2) - sum(p)^2 over a window of n pixels is below this for a window
 // flatter than min_std_dev (0 when the model rejects no window so).
 int64_t waldboost_flat_limit (const WaldBoostModel &m);
 
-// Parses a model file's text; returns an empty string on success, else a
-// message naming the element, stage or value at fault.
+// Parses a model file's text (the project's XML or an xobjdetect
+// WBDetector file); returns an empty string on success, else a message naming
+// the element, stage or value at fault.
 std::string parse_waldboost (const std::string &text, WaldBoostModel *out);
 // The same from a parsed document's root element, and whether a root element
 // is of this format.
 std::string read_waldboost_native (const xmlNode *root, WaldBoostModel *out);
 bool is_waldboost_native (const xmlNode *root);
+
+// OpenCV xobjdetect's WBDetector files (FileStorage XML, WaldBoost::write):
+// whether a root element is one, and the model from it (xobjdetect_xml.cpp).
+bool is_waldboost_xobjdetect (const xmlNode *root);
+std::string read_waldboost_xobjdetect (const xmlNode *root, WaldBoostModel *out);
 
 // Reads and parses a file (at most 64 MiB).
 std::string load_waldboost_file (const std::string &path, WaldBoostModel *out);

@@ -220,6 +220,8 @@ std::string parse_waldboost (const std::string &text, WaldBoostModel *out) {
   xml::Doc doc;
   if (std::string e = xml::parse (text, &doc); !e.empty ())
     return e;
+  if (is_waldboost_xobjdetect (xml::root (doc)))
+    return read_waldboost_xobjdetect (xml::root (doc), out);
   return read_waldboost_native (xml::root (doc), out);
 }
 
