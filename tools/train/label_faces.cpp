@@ -4,7 +4,8 @@
 //   gpudetect-label-faces --cascade haarcascade_frontalface_alt2.xml --root DIR [--jobs N] [--draw DIR] LIST > OUT.tsv
 //
 // LIST has one job per line, fields separated by TAB:
-//   image  SRC  DEST.pgm  [maxside]      an image file OpenCV reads (downscaled to maxside if larger)
+//   image  SRC  DEST.pgm  [MAXSIDE [PAD]] an image file OpenCV reads (downscaled to MAXSIDE if larger; framed by
+//                                        a border of PAD times its longer side, in its mean grey, if PAD > 0)
 //   video  SRC  DEST-PREFIX  STEP  [MAX] every STEP-th frame of a video (at most MAX frames): DEST-PREFIX_NNNNN.pgm
 //   lfw    SRC.npy  DEST-PREFIX  COUNT   the first COUNT 25x25 images of skimage's lfw_subset.npy, 4x upscaled and
 //                                        framed in a grey border (the crops are too tight for the teachers as is)
@@ -296,7 +297,16 @@ int main(int argc, char** argv) {
         ++bad;
         continue;
       }
-      work.push_back({limit_size(g, f.size() > 3 ? std::atoi(f[3].c_str()) : 0), f[2]});
+      g = limit_size(g, f.size() > 3 ? std::atoi(f[3].c_str()) : 0);
+      const double pad = f.size() > 4 ? std::atof(f[4].c_str()) : 0.0;
+      if (pad > 0) {
+        // Tight face crops get a border of their mean grey, so that the cascade sees a whole face.
+        const int b = int(std::lround(pad * std::max(g.cols, g.rows)));
+        cv::Mat framed;
+        cv::copyMakeBorder(g, framed, b, b, b, b, cv::BORDER_CONSTANT, cv::mean(g));
+        g = framed;
+      }
+      work.push_back({g, f[2]});
     } else if (f[0] == "video") {
       const int step = f.size() > 3 ? std::max(1, std::atoi(f[3].c_str())) : 10;
       const int maxn = f.size() > 4 ? std::atoi(f[4].c_str()) : 0;
