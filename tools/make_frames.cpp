@@ -5,6 +5,7 @@
 //   vga-empty.pgm     640x480  home.jpg (no faces) resized
 //   1080p-crowd.pgm   1920x1080  3x2 mosaic of six photos with faces
 //   1080p-empty.pgm   1920x1080  building.jpg (no faces) resized
+//   crowd-WxH.pgm     1080p-crowd resized to 640x352, 960x544, 1280x720, 1600x896
 // and each IMAGE as DIR/parity/NAME.pgm, read as grey at its own size (the
 // parity images, for gpudetect-bench --parity on hosts without image codecs).
 // gpudetect-make-frames --parity-only DIR IMAGE...: only the IMAGEs, as
@@ -75,8 +76,15 @@ int main (int argc, char **argv) {
   for (int i = 0; i < 6; i++)
     load (tiles[i], {640, 540}).copyTo (crowd (cv::Rect ((i % 3) * 640, (i / 3) * 540, 640, 540)));
   save (out + "/1080p-crowd.pgm", crowd);
+  // The crowd at smaller sizes, for tables by resolution.
+  const cv::Size sizes[] = {{640, 352}, {960, 544}, {1280, 720}, {1600, 896}};
+  for (const cv::Size &sz : sizes) {
+    cv::Mat r;
+    cv::resize (crowd, r, sz, 0, 0, cv::INTER_AREA);
+    save (out + "/crowd-" + std::to_string (sz.width) + "x" + std::to_string (sz.height) + ".pgm", r);
+  }
   if (int e = grey_copies (out + "/parity", argc - 2, argv + 2))
     return e;
-  std::printf ("wrote 4 frames and %d parity images to %s\n", argc - 2, out.c_str ());
+  std::printf ("wrote 8 frames and %d parity images to %s\n", argc - 2, out.c_str ());
   return 0;
 }

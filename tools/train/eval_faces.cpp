@@ -1,0 +1,226 @@
+// gpudetect-eval-faces: recall and false positives of face detectors on the
+// held-out images of the training data (faces-eval.txt, negatives-eval.txt;
+// tools/train/README.md), gpudetect's models beside OpenCV's
+// CascadeClassifier on the same pixels and search parameters.
+//
+//   gpudetect-eval-faces --data DIR [--model M]... [--opencv CASCADE]... [--scale-factor 1.1]
+//                        [--min-neighbors 3] [--min-size 24] [--device D] [--threshold T]
+//
+// A detection matches a labelled face at IoU >= 0.5 (greedy, best IoU first);
+// an unmatched detection that overlaps an ignore box (a face only one teacher
+// found) at IoU >= 0.3 or lies mostly inside it counts neither way; every
+// other unmatched detection is a false positive.  Recall is given overall and
+// by face size.
+#include "dataset.h"
+#include "detector.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/objdetect.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace gpudetect;
+using namespace gpudetect::train;
+
+namespace {
+
+struct Tally {
+  std::string name;
+  int faces = 0, found = 0, fp = 0, fp_on_negatives = 0, images = 0, negative_images = 0;
+  int size_faces[3] = {}, size_found[3] = {}; // < 48, 48-96, >= 96 px
+  double seconds = 0;
+};
+
+int size_bucket (const Box &b) {
+  const double s = std::max (b.w, b.h);
+  return s < 48 ? 0 : s < 96 ? 1 : 2;
+}
+
+double box_iou (const Box &a, const Box &b) {
+  const double ix = std::max (0.0, std::min (a.x + a.w, b.x + b.w) - std::max (a.x, b.x));
+  const double iy = std::max (0.0, std::min (a.y + a.h, b.y + b.h) - std::max (a.y, b.y));
+  const double inter = ix * iy, uni = a.w * a.h + b.w * b.h - inter;
+  return uni > 0 ? inter / uni : 0;
+}
+
+bool ignorable (const Box &d, const std::vector<Box> &ignore) {
+  for (const Box &b : ignore) {
+    const double ix = std::max (0.0, std::min (d.x + d.w, b.x + b.w) - std::max (d.x, b.x));
+    const double iy = std::max (0.0, std::min (d.y + d.h, b.y + b.h) - std::max (d.y, b.y));
+    if (box_iou (d, b) >= 0.3 || ix * iy >= 0.5 * d.w * d.h)
+      return true;
+  }
+  return false;
+}
+
+void score (const std::vector<Box> &dets, const LabelledImage &li, Tally *t) {
+  std::vector<bool> used_d (dets.size ()), used_f (li.faces.size ());
+  struct Pair {
+    double iou;
+    size_t d, f;
+  };
+  std::vector<Pair> pairs;
+  for (size_t d = 0; d < dets.size (); d++)
+    for (size_t f = 0; f < li.faces.size (); f++)
+      if (const double v = box_iou (dets[d], li.faces[f]); v >= 0.5)
+        pairs.push_back ({v, d, f});
+  std::stable_sort (pairs.begin (), pairs.end (), [] (const Pair &a, const Pair &b) { return a.iou > b.iou; });
+  for (const Pair &p : pairs)
+    if (!used_d[p.d] && !used_f[p.f])
+      used_d[p.d] = used_f[p.f] = true;
+  for (size_t f = 0; f < li.faces.size (); f++) {
+    t->faces++;
+    t->size_faces[size_bucket (li.faces[f])]++;
+    if (used_f[f]) {
+      t->found++;
+      t->size_found[size_bucket (li.faces[f])]++;
+    }
+  }
+  for (size_t d = 0; d < dets.size (); d++)
+    if (!used_d[d] && !ignorable (dets[d], li.ignore))
+      t->fp++;
+}
+
+} // namespace
+
+int main (int argc, char **argv) {
+  std::string data, device;
+  std::vector<std::string> models, cascades;
+  double scale_factor = 1.1;
+  int min_neighbors = 3, min_size = 24;
+  std::optional<double> threshold;
+  for (int i = 1; i < argc; i++) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) {
+      std::fprintf (stderr, "option %s needs a value\n", a.c_str ());
+      return 2;
+    }
+    const char *v = argv[++i];
+    if (a == "--data")
+      data = v;
+    else if (a == "--model")
+      models.push_back (v);
+    else if (a == "--opencv")
+      cascades.push_back (v);
+    else if (a == "--scale-factor")
+      scale_factor = std::atof (v);
+    else if (a == "--min-neighbors")
+      min_neighbors = std::atoi (v);
+    else if (a == "--min-size")
+      min_size = std::atoi (v);
+    else if (a == "--device")
+      device = v;
+    else if (a == "--threshold")
+      threshold = std::atof (v);
+    else {
+      std::fprintf (stderr, "unknown option %s\n", a.c_str ());
+      return 2;
+    }
+  }
+  if (data.empty () || (models.empty () && cascades.empty ())) {
+    std::fprintf (stderr, "usage: gpudetect-eval-faces --data DIR [--model M]... [--opencv CASCADE]... "
+                          "[--scale-factor F] [--min-neighbors N] [--min-size S] [--device D] [--threshold T]\n");
+    return 2;
+  }
+  std::vector<LabelledImage> images;
+  std::vector<std::string> negatives;
+  if (std::string e = read_face_list (data, "faces-eval.txt", &images); !e.empty ()) {
+    std::fprintf (stderr, "%s\n", e.c_str ());
+    return 1;
+  }
+  if (std::string e = read_path_list (data, "negatives-eval.txt", &negatives); !e.empty ())
+    std::fprintf (stderr, "%s (no face-free images)\n", e.c_str ());
+  const size_t n_faces_images = images.size ();
+  for (const std::string &p : negatives)
+    images.push_back ({p, {}, {}});
+
+  std::vector<Tally> tallies;
+  for (const std::string &m : models) {
+    DetectorConfig cfg;
+    cfg.model = m;
+    cfg.device = device;
+    cfg.scale_factor = scale_factor;
+    cfg.min_neighbors = min_neighbors;
+    cfg.min_size = {min_size, min_size};
+    cfg.threshold = threshold;
+    cfg.slots = 1;
+    std::string err;
+    std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+    if (!det) {
+      std::fprintf (stderr, "%s: %s\n", m.c_str (), err.c_str ());
+      return 1;
+    }
+    Tally t;
+    t.name = "gpudetect " + m;
+    for (size_t i = 0; i < images.size (); i++) {
+      Image img;
+      if (std::string e = read_pgm (images[i].path, &img); !e.empty ()) {
+        std::fprintf (stderr, "%s\n", e.c_str ());
+        return 1;
+      }
+      Frame f{img.px.data (), img.width, img.height, img.width, PixelFormat::Gray8};
+      FrameResult r;
+      if (std::string e = det->detect (f, &r); !e.empty ()) {
+        std::fprintf (stderr, "%s: %s\n", images[i].path.c_str (), e.c_str ());
+        return 1;
+      }
+      std::vector<Box> boxes;
+      for (const Detection &d : r.objects)
+        boxes.push_back ({double (d.rect.x), double (d.rect.y), double (d.rect.width), double (d.rect.height)});
+      const int fp0 = t.fp;
+      score (boxes, images[i], &t);
+      (i < n_faces_images ? t.images : t.negative_images)++;
+      if (i >= n_faces_images)
+        t.fp_on_negatives += t.fp - fp0;
+    }
+    tallies.push_back (t);
+  }
+  for (const std::string &c : cascades) {
+    std::string path = resolve_model (c);
+    cv::CascadeClassifier cc;
+    if (path.empty () || !cc.load (path)) {
+      std::fprintf (stderr, "cannot load OpenCV cascade %s\n", c.c_str ());
+      return 1;
+    }
+    Tally t;
+    t.name = "OpenCV " + c;
+    for (size_t i = 0; i < images.size (); i++) {
+      Image img;
+      if (std::string e = read_pgm (images[i].path, &img); !e.empty ()) {
+        std::fprintf (stderr, "%s\n", e.c_str ());
+        return 1;
+      }
+      cv::Mat m (img.height, img.width, CV_8UC1, img.px.data ());
+      std::vector<cv::Rect> found;
+      cc.detectMultiScale (m, found, scale_factor, min_neighbors, 0, cv::Size (min_size, min_size));
+      std::vector<Box> boxes;
+      for (const cv::Rect &r : found)
+        boxes.push_back ({double (r.x), double (r.y), double (r.width), double (r.height)});
+      const int fp0 = t.fp;
+      score (boxes, images[i], &t);
+      (i < n_faces_images ? t.images : t.negative_images)++;
+      if (i >= n_faces_images)
+        t.fp_on_negatives += t.fp - fp0;
+    }
+    tallies.push_back (t);
+  }
+  std::printf ("%zu images with %d labelled faces, %zu face-free images; scale factor %g, min neighbours %d, "
+               "min size %d\n\n",
+               n_faces_images, tallies.empty () ? 0 : tallies[0].faces, negatives.size (), scale_factor,
+               min_neighbors, min_size);
+  std::printf ("| detector | recall | recall <48 px | 48-96 px | >=96 px | false positives | FP per image |\n");
+  std::printf ("|---|---|---|---|---|---|---|\n");
+  for (const Tally &t : tallies) {
+    auto r = [] (int a, int b) { return b ? static_cast<double> (a) / b : 0.0; };
+    std::printf ("| %s | %.3f (%d/%d) | %.3f (%d) | %.3f (%d) | %.3f (%d) | %d (%d on face-free images) | %.3f |\n",
+                 t.name.c_str (), r (t.found, t.faces), t.found, t.faces, r (t.size_found[0], t.size_faces[0]),
+                 t.size_faces[0], r (t.size_found[1], t.size_faces[1]), t.size_faces[1],
+                 r (t.size_found[2], t.size_faces[2]), t.size_faces[2], t.fp, t.fp_on_negatives,
+                 r (t.fp, t.images + t.negative_images));
+  }
+  return 0;
+}

