@@ -186,10 +186,12 @@ sources_neg+=(neg-gnome-backgrounds neg-desktop-base neg-mate-backgrounds neg-pl
              neg-lomiri-wallpapers-16.04 neg-lomiri-wallpapers-20.04 neg-ukui-wallpapers neg-lxqt-themes neg-darknet
              neg-dlib-dogs)
 
-# --- labelling (cached per source: redone when its job list or the labeller changed) -----------------------------
+# --- labelling (cached per source: redone when its job list or the labeller's source changed) --------------------
+teachers=(--cascade "$haar/haarcascade_frontalface_alt2.xml" --cascade2 "$haar/haarcascade_frontalface_default.xml")
 for src in "${sources_faces[@]}" "${sources_neg[@]}"; do
   l=$cache/jobs/$src.list
-  if [ -f "$cache/labels/$src.tsv" ] && cmp -s "$l.new" "$l" && [ "$cache/labels/$src.tsv" -nt "$label" ]; then
+  key=$(cat "$l.new" "$repo/tools/train/label_faces.cpp" <(printf "%s\n" "${teachers[@]}") | md5sum | cut -c1-32)
+  if [ -f "$cache/labels/$src.tsv" ] && [ "$(cat "$cache/labels/$src.key" 2>/dev/null)" = "$key" ]; then
     rm "$l.new"
     log "$src: cached ($(wc -l < "$cache/labels/$src.tsv") images)"
     continue
@@ -197,10 +199,10 @@ for src in "${sources_faces[@]}" "${sources_neg[@]}"; do
   mv "$l.new" "$l"
   log "$src: labelling $(wc -l < "$l") job(s)"
   rm -rf "$cache/images/$src"
-  nice "$label" --cascade "$haar/haarcascade_frontalface_alt2.xml" --cascade2 "$haar/haarcascade_frontalface_default.xml" \
-    --root "$cache/images" --jobs "$jobs" "$l" > "$cache/labels/$src.tsv.part" 2> "$cache/labels/$src.log" ||
-    { tail -5 "$cache/labels/$src.log" >&2; exit 1; }
+  nice "$label" "${teachers[@]}" --root "$cache/images" --jobs "$jobs" "$l" > "$cache/labels/$src.tsv.part" \
+    2> "$cache/labels/$src.log" || { tail -5 "$cache/labels/$src.log" >&2; exit 1; }
   mv "$cache/labels/$src.tsv.part" "$cache/labels/$src.tsv"
+  echo "$key" > "$cache/labels/$src.key"
 done
 
 # --- assembling OUTDIR (hard links into the cache), then the atomic swap -------------------------------------------
