@@ -35,6 +35,7 @@ nframes=${FRAMES:-}
 clip=$media/cap12-$size${nframes:+-$nframes}.mjpeg.avi
 build=${BUILD:-$root/build}
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GPUDETECT_MODEL_PATH="$root/models${GPUDETECT_MODEL_PATH:+:$GPUDETECT_MODEL_PATH}"   # the project's own models, uninstalled
 launch=$build/tools/gpudetect-launch
 if [ ! -f "$clip" ]; then
   [ -f "$src_clip" ] || { echo "no $src_clip: run pipelines/demo.sh once" >&2; exit 2; }

@@ -18,6 +18,7 @@ if [ ! -f "$clip" ]; then
   rm -rf "$tmp"
 fi
 export GST_PLUGIN_PATH="$root/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GPUDETECT_MODEL_PATH="$root/models${GPUDETECT_MODEL_PATH:+:$GPUDETECT_MODEL_PATH}"   # the project's own models, uninstalled
 echo "detecting faces ($model) in $clip -> $out"
 # decode -> I420 -> gpudetect (async, OpenCL) -> roioverlay -> VP8/WebM
 "$root/build/tools/gpudetect-launch" \
