@@ -24,6 +24,12 @@ int main (int argc, char **argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
+    struct stat st;
+    if (stat (a.c_str (), &st) != 0) {
+      // A target whose fuzzing has kept no crash input has no directory.
+      std::fprintf (stderr, "%s: none\n", a.c_str ());
+      continue;
+    }
     if (!is_dir (a)) {
       files.push_back (a);
       continue;

@@ -145,6 +145,10 @@ std::string escape (const std::string &s) {
     case '<': o += "&lt;"; break;
     case '>': o += "&gt;"; break;
     case '"': o += "&quot;"; break;
+    // Literal tabs and line breaks in an attribute read back as spaces.
+    case '\t': o += "&#9;"; break;
+    case '\n': o += "&#10;"; break;
+    case '\r': o += "&#13;"; break;
     default: o += c;
     }
   }
@@ -190,8 +194,12 @@ std::string read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
     return "<WaldBoostClassifier>: threshold must be a number within +-2^30";
   std::vector<const xmlNode *> children = xml::elements (root);
   double bound = 0;
+  bool schedule = false;
   for (const xmlNode *c : children) {
     if (xml::is_elem (c, "schedule")) {
+      if (schedule)
+        return "<WaldBoostClassifier> holds more than one <schedule>";
+      schedule = true;
       if (std::string e = read_schedule (c, &m); !e.empty ())
         return e;
       continue;
