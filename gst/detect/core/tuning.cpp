@@ -12,6 +12,16 @@ std::string trim (const std::string &s) {
   return a == std::string::npos ? std::string () : s.substr (a, b - a + 1);
 }
 
+// An entry or key quoted in a message: at most 64 bytes of it.
+std::string quoted (const std::string &s) {
+  if (s.size () <= 64)
+    return "'" + s + "'";
+  size_t n = 64;
+  while (n > 0 && (static_cast<unsigned char> (s[n]) & 0xC0) == 0x80)
+    n--;
+  return "'" + s.substr (0, n) + "...'";
+}
+
 bool to_int (const std::string &s, int lo, int hi, int *v) {
   errno = 0;
   char *end = nullptr;
@@ -37,9 +47,9 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
       continue;
     const size_t eq = entry.find ('=');
     if (eq == std::string::npos)
-      return "tuning entry '" + entry + "' is not key=value";
+      return "tuning entry " + quoted (entry) + " is not key=value";
     const std::string key = trim (entry.substr (0, eq)), value = trim (entry.substr (eq + 1));
-    auto bad = [&] (const char *want) { return "tuning entry '" + entry + "': " + want; };
+    auto bad = [&] (const char *want) { return "tuning entry " + quoted (entry) + ": " + want; };
     if (key == "schedule") {
       if (value == "gpu")
         t.schedule = Tuning::Schedule::Gpu;
@@ -77,6 +87,8 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
         if (!to_int (trim (value.substr (p, q - p)), 1, 1024, &v))
           return bad ("expected 1 to 6 divisors in [1, 1024], comma separated");
         d.push_back (v);
+        if (d.size () > 6)
+          return bad ("expected 1 to 6 divisors in [1, 1024], comma separated");
         p = q + 1;
       }
       if (d.empty () || d.size () > 6)
@@ -89,7 +101,7 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
       if (!to_int (value, 1, 100000, &t.waldboost_sync_step))
         return bad ("expected 1 to 100000");
     } else {
-      return "unknown tuning key '" + key + "'";
+      return "unknown tuning key " + quoted (key);
     }
   }
   *out = t;

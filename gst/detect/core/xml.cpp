@@ -4,11 +4,12 @@
 
 #include <libxml/parser.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 
 namespace gpudetect::xml {
 
@@ -25,11 +26,15 @@ std::string parse (const std::string &text, Doc *out) {
     return "model file is larger than 64 MiB";
   if (text.empty ())
     return "model file is empty";
+  if (const size_t markup = static_cast<size_t> (std::count (text.begin (), text.end (), '<')); markup > kMaxMarkup)
+    return "model file has more than " + std::to_string (kMaxMarkup) + " elements (" + std::to_string (markup) +
+           " '<')";
   std::unique_ptr<xmlParserCtxt, CtxtFree> ctxt (xmlNewParserCtxt ());
   if (!ctxt)
     return "out of memory";
   Doc doc (xmlCtxtReadMemory (ctxt.get (), text.data (), static_cast<int> (text.size ()), "model.xml", nullptr,
-                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA));
+                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA |
+                                  XML_PARSE_COMPACT));
   if (!doc) {
     const xmlError *e = xmlCtxtGetLastError (ctxt.get ());
     std::string msg = e && e->message ? e->message : "unknown error";
@@ -73,16 +78,29 @@ std::string text_of (const xmlNode *n) {
   return s;
 }
 
-std::vector<std::string> split (const std::string &s) {
-  std::istringstream in (s);
+std::vector<std::string> split (const std::string &s, size_t max_tokens) {
   std::vector<std::string> v;
-  std::string t;
-  while (in >> t)
-    v.push_back (t);
+  const char *ws = " \t\n\r\v\f";
+  size_t a = s.find_first_not_of (ws);
+  while (a != std::string::npos && v.size () < max_tokens) {
+    const size_t b = std::min (s.find_first_of (ws, a), s.size ());
+    v.push_back (s.substr (a, b - a));
+    a = s.find_first_not_of (ws, b);
+  }
   return v;
 }
 
-std::vector<std::string> tokens (const xmlNode *n) { return split (text_of (n)); }
+std::vector<std::string> tokens (const xmlNode *n, size_t max_tokens) { return split (text_of (n), max_tokens); }
+
+std::string excerpt (const std::string &s) {
+  constexpr size_t kMax = 64;
+  if (s.size () <= kMax)
+    return s;
+  size_t n = kMax;
+  while (n > 0 && (static_cast<unsigned char> (s[n]) & 0xC0) == 0x80)
+    n--;
+  return s.substr (0, n) + "...";
+}
 
 bool attribute (const xmlNode *n, const char *name, std::string *value) {
   if (!n)

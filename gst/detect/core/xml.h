@@ -5,11 +5,20 @@
 
 #include <libxml/tree.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace gpudetect::xml {
+
+// At most this many markup starts ('<': elements, end tags, comments, ...) in
+// a document, so that its tree stays under 300 MiB whatever the file holds (a
+// file of "<_/>" is 30 times its size as a tree, and 64 MiB are allowed): 8
+// times OpenCV's largest cascade (haarcascade_frontalface_alt_tree.xml,
+// 122046).
+constexpr size_t kMaxMarkup = 1u << 20;
 
 struct DocFree {
   void operator() (xmlDoc *d) const { xmlFreeDoc (d); }
@@ -17,7 +26,7 @@ struct DocFree {
 using Doc = std::unique_ptr<xmlDoc, DocFree>;
 
 // Parses a whole document from memory (at most the model-file limit of
-// core/models.h).  Returns an empty string on success, else a message naming
+// core/models.h, at most kMaxMarkup markup starts).  Returns an empty string on success, else a message naming
 // the line and libxml2's reason.
 std::string parse (const std::string &text, Doc *out);
 
@@ -31,11 +40,17 @@ const xmlNode *child (const xmlNode *n, const char *name);
 std::vector<const xmlNode *> elements (const xmlNode *n);
 // Text and CDATA content of an element (entity references never expanded).
 std::string text_of (const xmlNode *n);
-// Whitespace-separated tokens of a string, or of an element's text.
-std::vector<std::string> split (const std::string &s);
-std::vector<std::string> tokens (const xmlNode *n);
+// Whitespace-separated tokens of a string, or of an element's text: at most
+// `max_tokens` of them (a caller that expects N passes N + 1 to see that there
+// are more, without holding every token of a hostile file).
+std::vector<std::string> split (const std::string &s, size_t max_tokens = SIZE_MAX);
+std::vector<std::string> tokens (const xmlNode *n, size_t max_tokens = SIZE_MAX);
 // An attribute's value; false when the element has no such attribute.
 bool attribute (const xmlNode *n, const char *name, std::string *value);
+
+// A value quoted in a message: at most 64 bytes of it (cut at a UTF-8
+// character boundary), "..." where it was cut.
+std::string excerpt (const std::string &s);
 
 // Strict conversions: the whole token, finite values, no overflow.
 bool to_double (const std::string &t, double *v);

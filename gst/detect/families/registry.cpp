@@ -61,10 +61,16 @@ std::string known_model_formats () {
 }
 
 std::string load_family (const std::string &path, std::unique_ptr<Family> *out) {
+  std::string text;
+  if (std::string e = read_model_file (path, &text); !e.empty ())
+    return e;
+  return load_family_text (path, text, out);
+}
+
+std::string load_family_text (const std::string &path, const std::string &text, std::unique_ptr<Family> *out) {
   ModelText m;
   m.path = path;
-  if (std::string e = read_model_file (path, &m.text); !e.empty ())
-    return e;
+  m.text = text;
   m.xml_error = xml::parse (m.text, &m.doc);
   m.root = xml::root (m.doc);
   for (const Entry &f : kFamilies) {

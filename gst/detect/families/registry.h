@@ -14,6 +14,11 @@ namespace gpudetect {
 // what is wrong with it.
 std::string load_family (const std::string &path, std::unique_ptr<Family> *out);
 
+// The same for a model file's text already in memory (`path` names it in
+// messages and gives the default label); load_family reads the file and calls
+// this.
+std::string load_family_text (const std::string &path, const std::string &text, std::unique_ptr<Family> *out);
+
 // The formats the registry knows, for messages ("an OpenCV cascade (...)").
 std::string known_model_formats ();
 

@@ -40,7 +40,7 @@ struct Parser {
     const xmlNode *n = child (parent, name);
     if (!n)
       return fail (std::string ("missing <") + name + ">");
-    std::vector<std::string> t = tokens (n);
+    std::vector<std::string> t = tokens (n, 2);
     long long x;
     if (t.size () != 1 || !to_long (t[0], &x) || x < lo || x > hi)
       return fail (std::string ("<") + name + "> must be an integer in [" + std::to_string (lo) + ", " +
@@ -56,18 +56,19 @@ struct Parser {
                         std::to_string (m.trees.size ());
     if (!in || !lv)
       return fail (where + ": missing <internalNodes> or <leafValues>");
-    std::vector<std::string> nt = tokens (in), lt = tokens (lv);
     const bool cat = m.ncategories > 0;
     const size_t step = cat ? 3 + 8 : 4;
+    std::vector<std::string> nt = tokens (in, kMaxNodesPerTree * step + 1);
+    if (nt.size () > kMaxNodesPerTree * step)
+      return fail (where + ": too many nodes (more than " + std::to_string (kMaxNodesPerTree) + ")");
     if (nt.empty () || nt.size () % step != 0)
       return fail (where + ": <internalNodes> holds " + std::to_string (nt.size ()) +
                    " numbers, not a multiple of " + std::to_string (step));
     int count = static_cast<int> (nt.size () / step);
-    if (count > kMaxNodesPerTree)
-      return fail (where + ": too many nodes");
+    std::vector<std::string> lt = tokens (lv, count + 2);
     if (lt.size () != static_cast<size_t> (count) + 1)
       return fail (where + ": expected " + std::to_string (count + 1) + " leaf values, found " +
-                   std::to_string (lt.size ()));
+                   (lt.size () > static_cast<size_t> (count) + 1 ? std::string ("more") : std::to_string (lt.size ())));
     CascadeModel::Tree tree;
     tree.first_node = static_cast<int> (m.nodes.size ());
     tree.node_count = count;
@@ -122,7 +123,7 @@ struct Parser {
     for (size_t si = 0; si < stages.size (); si++) {
       const xmlNode *thr = child (stages[si], "stageThreshold");
       const xmlNode *weak = child (stages[si], "weakClassifiers");
-      std::vector<std::string> t = tokens (thr);
+      std::vector<std::string> t = tokens (thr, 2);
       double v;
       if (!thr || t.size () != 1 || !to_double (t[0], &v))
         return fail ("stage " + std::to_string (si) + ": missing or malformed <stageThreshold>");
@@ -155,7 +156,7 @@ struct Parser {
     for (size_t fi = 0; fi < feats.size (); fi++) {
       std::string where = "feature " + std::to_string (fi);
       if (m.feature_type == CascadeModel::FeatureType::Lbp) {
-        std::vector<std::string> t = tokens (child (feats[fi], "rect"));
+        std::vector<std::string> t = tokens (child (feats[fi], "rect"), 5);
         long long v[4];
         if (t.size () != 4 || !to_long (t[0], &v[0]) || !to_long (t[1], &v[1]) || !to_long (t[2], &v[2]) ||
             !to_long (t[3], &v[3]))
@@ -172,14 +173,14 @@ struct Parser {
         return fail (where + ": <rects> must hold 1 to 3 rectangles");
       const xmlNode *tn = child (feats[fi], "tilted");
       if (tn) {
-        std::vector<std::string> t = tokens (tn);
+        std::vector<std::string> t = tokens (tn, 2);
         long long tv;
         if (t.size () != 1 || !to_long (t[0], &tv))
           return fail (where + ": malformed <tilted>");
         f.tilted = tv != 0;
       }
       for (size_t ri = 0; ri < rects.size (); ri++) {
-        std::vector<std::string> t = tokens (rects[ri]);
+        std::vector<std::string> t = tokens (rects[ri], 6);
         long long v[4];
         double w;
         if (t.size () != 5 || !to_long (t[0], &v[0]) || !to_long (t[1], &v[1]) || !to_long (t[2], &v[2]) ||
@@ -201,10 +202,10 @@ struct Parser {
 
   bool read (const xmlNode *root) {
     const xmlNode *st = child (root, "stageType");
-    std::vector<std::string> t = tokens (st);
+    std::vector<std::string> t = tokens (st, 2);
     if (!st || t.size () != 1 || t[0] != "BOOST")
       return fail ("unsupported <stageType> (only BOOST cascades are supported)");
-    t = tokens (child (root, "featureType"));
+    t = tokens (child (root, "featureType"), 2);
     if (t.size () != 1)
       return fail ("missing <featureType>");
     if (t[0] == "HAAR")
@@ -212,7 +213,7 @@ struct Parser {
     else if (t[0] == "LBP")
       m.feature_type = CascadeModel::FeatureType::Lbp;
     else
-      return fail ("unsupported <featureType> '" + t[0] + "' (HAAR and LBP are supported)");
+      return fail ("unsupported <featureType> '" + xml::excerpt (t[0]) + "' (HAAR and LBP are supported)");
     if (!read_int (root, "width", 1, kMaxWindow, &m.window_width) ||
         !read_int (root, "height", 1, kMaxWindow, &m.window_height))
       return false;

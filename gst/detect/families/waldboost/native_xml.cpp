@@ -40,7 +40,7 @@ bool attr_double (const xmlNode *n, const char *name, double *v, bool allow_inf)
   std::string s;
   if (!xml::attribute (n, name, &s))
     return false;
-  std::vector<std::string> t = xml::split (s);
+  std::vector<std::string> t = xml::split (s, 2);
   if (t.size () != 1)
     return false;
   if (allow_inf && (t[0] == "inf" || t[0] == "+inf" || t[0] == "-inf" || t[0] == "Inf" || t[0] == "-Inf")) {
@@ -67,7 +67,7 @@ bool attr_int (const xmlNode *n, const char *name, long long lo, long long hi, i
   std::string s;
   long long x;
   std::vector<std::string> t;
-  if (!xml::attribute (n, name, &s) || (t = xml::split (s)).size () != 1 || !xml::to_long (t[0], &x) || x < lo ||
+  if (!xml::attribute (n, name, &s) || (t = xml::split (s, 2)).size () != 1 || !xml::to_long (t[0], &x) || x < lo ||
       x > hi)
     return false;
   *v = static_cast<int> (x);
@@ -89,9 +89,10 @@ std::string read_stage (const xmlNode *sn, size_t si, WaldBoostModel *m) {
   std::string values;
   if (!xml::attribute (wh, "predictionValues", &values))
     return where + ": missing predictionValues";
-  std::vector<std::string> t = xml::split (values);
+  std::vector<std::string> t = xml::split (values, 1025);
   if (t.size () != 256)
-    return where + ": predictionValues holds " + std::to_string (t.size ()) + " values, not 256";
+    return where + ": predictionValues holds " +
+           (t.size () > 1024 ? std::string ("more than 1024") : std::to_string (t.size ())) + " values, not 256";
   for (int c = 0; c < 256; c++) {
     double v;
     if (!xml::to_double (t[c], &v) || std::fabs (v) > kMaxResponse)
@@ -103,7 +104,7 @@ std::string read_stage (const xmlNode *sn, size_t si, WaldBoostModel *m) {
     return where + ": <HistogramWeakHypothesis> holds exactly one <LBPFeature>";
   std::string mapping;
   if (xml::attribute (f, "binMappingType", &mapping) && mapping != "NONE")
-    return where + ": binMappingType '" + mapping + "' is not supported (only NONE: the 256 codes as they are)";
+    return where + ": binMappingType '" + xml::excerpt (mapping) + "' is not supported (only NONE: the 256 codes as they are)";
   if (!attr_int (f, "positionX", 0, kMaxWindow, &st.x) || !attr_int (f, "positionY", 0, kMaxWindow, &st.y) ||
       !attr_int (f, "blockWidth", 1, kMaxWindow, &st.w) || !attr_int (f, "blockHeight", 1, kMaxWindow, &st.h))
     return where + ": <LBPFeature> needs integer positionX, positionY >= 0 and blockWidth, blockHeight >= 1";
@@ -118,7 +119,7 @@ std::string read_stage (const xmlNode *sn, size_t si, WaldBoostModel *m) {
 std::string read_schedule (const xmlNode *n, WaldBoostModel *m) {
   std::string d;
   if (xml::attribute (n, "divisors", &d)) {
-    std::vector<std::string> t = xml::split (d);
+    std::vector<std::string> t = xml::split (d, kMaxDivisors + 1);
     if (t.empty () || t.size () > kMaxDivisors)
       return "<schedule>: divisors must hold 1 to " + std::to_string (kMaxDivisors) + " integers";
     for (const std::string &s : t) {
@@ -144,6 +145,10 @@ std::string escape (const std::string &s) {
     case '<': o += "&lt;"; break;
     case '>': o += "&gt;"; break;
     case '"': o += "&quot;"; break;
+    // Literal tabs and line breaks in an attribute read back as spaces.
+    case '\t': o += "&#9;"; break;
+    case '\n': o += "&#10;"; break;
+    case '\r': o += "&#13;"; break;
     default: o += c;
     }
   }
@@ -189,14 +194,18 @@ std::string read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
     return "<WaldBoostClassifier>: threshold must be a number within +-2^30";
   std::vector<const xmlNode *> children = xml::elements (root);
   double bound = 0;
+  bool schedule = false;
   for (const xmlNode *c : children) {
     if (xml::is_elem (c, "schedule")) {
+      if (schedule)
+        return "<WaldBoostClassifier> holds more than one <schedule>";
+      schedule = true;
       if (std::string e = read_schedule (c, &m); !e.empty ())
         return e;
       continue;
     }
     if (!xml::is_elem (c, "stage"))
-      return "unexpected element <" + std::string (reinterpret_cast<const char *> (c->name)) +
+      return "unexpected element <" + xml::excerpt (reinterpret_cast<const char *> (c->name)) +
              "> in <WaldBoostClassifier>";
     if (m.stages.size () >= kMaxStages)
       return "more than " + std::to_string (kMaxStages) + " stages";

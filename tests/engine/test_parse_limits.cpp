@@ -1,0 +1,198 @@
+// Bounded work on hostile model files and tuning strings: each pathological
+// input is refused (or loaded) with the expected message, in less than a
+// second per MiB (one second at least), and without the memory growing with
+// the counts it claims.  Each case runs in a child process so that its peak
+// memory is its own.
+#include "check.h"
+#include "core/tuning.h"
+#include "core/xml.h"
+#include "families/cascade/model.h"
+#include "families/registry.h"
+#include "families/waldboost/model.h"
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace gpudetect;
+
+constexpr size_t MiB = 1u << 20;
+// Peak resident memory of a case's child: the input, a copy or two, and the
+// document, which is largest (about 280 MiB) for a document of as many
+// elements as xml::kMaxMarkup allows, each beside a text node.
+constexpr long kMaxRssKiB = 320 * 1024;
+
+static std::string repeat (const std::string &s, size_t bytes) {
+  std::string o;
+  o.reserve (bytes + s.size ());
+  while (o.size () < bytes)
+    o += s;
+  return o;
+}
+
+static std::string cascade_head (const char *type = "HAAR", int cat = 0) {
+  return std::string ("<?xml version=\"1.0\"?>\n<opencv_storage><cascade><stageType>BOOST</stageType><featureType>") +
+         type + "</featureType><height>24</height><width>24</width><featureParams><maxCatCount>" +
+         std::to_string (cat) + "</maxCatCount></featureParams>";
+}
+static const std::string kStump =
+    "<_><stageThreshold>-1</stageThreshold><weakClassifiers><_><internalNodes>0 -1 0 0.5</internalNodes>"
+    "<leafValues>-1 1</leafValues></_></weakClassifiers></_>";
+static const std::string kFeature = "<features><_><rects><_>0 0 2 2 -1.</_><_>0 0 1 1 2.</_></rects></_></features>";
+static const std::string kTail = "</cascade></opencv_storage>\n";
+
+static std::string waldboost (const std::string &stages, const std::string &root_attrs = "") {
+  return "<?xml version=\"1.0\"?>\n<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"" + root_attrs +
+         ">" + stages + "</WaldBoostClassifier>\n";
+}
+static std::string wb_stage (const std::string &values) {
+  return "<stage posT=\"inf\" negT=\"-1\"><HistogramWeakHypothesis predictionValues=\"" + values +
+         "\"><LBPFeature positionX=\"0\" positionY=\"0\" blockWidth=\"1\" blockHeight=\"1\"/>"
+         "</HistogramWeakHypothesis></stage>";
+}
+
+// Parses `text` with `parse` in a child; checks the message holds `want`
+// (empty: success), the time and the peak memory.
+static void run_case (const char *name, const std::string &text,
+                      const std::function<std::string (const std::string &)> &parse, const std::string &want) {
+  std::fflush (stdout);
+  std::fflush (stderr);
+  const auto t0 = std::chrono::steady_clock::now ();
+  const pid_t pid = fork ();
+  if (pid == 0) {
+    const std::string err = parse (text);
+    // `want`: alternatives separated by '|'.
+    bool ok = want.empty () && err.empty ();
+    for (size_t a = 0; !want.empty () && a <= want.size ();) {
+      const size_t b = std::min (want.find ('|', a), want.size ());
+      ok = ok || err.find (want.substr (a, b - a)) != std::string::npos;
+      a = b + 1;
+    }
+    if (!ok)
+      std::fprintf (stderr, "%s: expected '%s', got '%s'\n", name, want.c_str (), err.c_str ());
+    else if (err.size () > 400)
+      std::fprintf (stderr, "%s: a message of %zu bytes\n", name, err.size ());
+    _exit (ok && err.size () <= 400 ? 0 : 1);
+  }
+  int status = 0;
+  rusage ru{};
+  wait4 (pid, &status, 0, &ru);
+  const double s = std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
+  const double limit = std::max (1.0, static_cast<double> (text.size ()) / MiB);
+  std::printf ("%-44s %9zu bytes %7.3f s (limit %.0f) peak %6ld MiB\n", name, text.size (), s, limit,
+               ru.ru_maxrss / 1024);
+  CHECK_MSG (WIFEXITED (status) && WEXITSTATUS (status) == 0, "%s: wrong result (status %d)", name, status);
+  CHECK_MSG (s < limit, "%s: %.3f s for %zu bytes", name, s, text.size ());
+  CHECK_MSG (ru.ru_maxrss < kMaxRssKiB, "%s: peak %ld KiB", name, ru.ru_maxrss);
+}
+
+static std::string cascade (const std::string &t) {
+  CascadeModel m;
+  return parse_cascade_xml (t, &m);
+}
+static std::string wb (const std::string &t) {
+  WaldBoostModel m;
+  return parse_waldboost (t, &m);
+}
+static std::string registry (const std::string &t) {
+  std::unique_ptr<Family> f;
+  return load_family_text ("hostile.xml", t, &f);
+}
+static std::string tuning (const std::string &t) {
+  Tuning k;
+  return parse_tuning (t, &k);
+}
+
+static std::string replace_first (std::string s, const std::string &from, const std::string &to) {
+  const size_t p = s.find (from);
+  if (p != std::string::npos)
+    s.replace (p, from.size (), to);
+  return s;
+}
+
+int main () {
+  const std::string values256 = repeat ("0.5 ", 256 * 4);
+  const std::string stage = wb_stage (values256);
+
+  // Deep nesting: libxml2's depth limit, whatever the format.
+  const std::string deep = repeat ("<a>", 300000) + repeat ("</a>", 300000);
+  run_case ("cascade: 300000 nested elements", "<opencv_storage>" + deep + "</opencv_storage>", cascade,
+            "Excessive depth");
+  run_case ("registry: 300000 nested elements", deep, registry, "Excessive depth");
+
+  // Counts the file states: never allocated ahead, never trusted.
+  run_case ("cascade: maxWeakCount and stageNum of 2^63-1",
+            cascade_head () + "<stageParams><maxWeakCount>9223372036854775807</maxWeakCount></stageParams>" +
+                "<stageNum>9223372036854775807</stageNum><stages>" + kStump + "</stages>" + kFeature + kTail,
+            cascade, "");
+  run_case ("cascade: width 2^32+1", replace_first (cascade_head (), "<width>24", "<width>4294967297") +
+                                         "<stages>" + kStump + "</stages>" + kFeature + kTail,
+            cascade, "<width> must be an integer in [1, 1024]");
+  run_case ("waldboost: imageSizeX 10^20",
+            replace_first (waldboost (stage), "imageSizeX=\"24\"", "imageSizeX=\"100000000000000000000\""), wb,
+            "imageSizeX and imageSizeY must be integers");
+
+  // Many tiny stages.
+  run_case ("cascade: 10000 one-stump stages", cascade_head () + "<stages>" + repeat (kStump, kStump.size () * 10000) +
+                                                   "</stages>" + kFeature + kTail,
+            cascade, "");
+  run_case ("cascade: 10001 one-stump stages", cascade_head () + "<stages>" + repeat (kStump, kStump.size () * 10001) +
+                                                   "</stages>" + kFeature + kTail,
+            cascade, "between 1 and 10000 stages");
+  run_case ("cascade: 10 MiB of empty stages", cascade_head () + "<stages>" + repeat ("<_/>", 10 * MiB) + "</stages>" +
+                                                  kFeature + kTail,
+            cascade, "elements");
+  run_case ("waldboost: 10 MiB of empty stages", waldboost (repeat ("<stage/>", 10 * MiB)), wb, "elements");
+  run_case ("waldboost: 4000 stages", waldboost (repeat (stage, stage.size () * 4000)), wb, "");
+  // The most elements a document may have, each with a text node beside it.
+  run_case ("registry: as many elements as allowed", "<a>" + repeat ("<b/>\n", 5 * (xml::kMaxMarkup - 2)) + "</a>",
+            registry, "none of the formats");
+  run_case ("registry: one element more", "<a>" + repeat ("<b/>\n", 5 * (xml::kMaxMarkup - 1)) + "</a>", registry,
+            "more than 1048576 elements");
+  run_case ("registry: 10 MiB of <a/>", "<a>" + repeat ("<a/>", 10 * MiB) + "</a>", registry, "elements");
+
+  // 10 MiB in one place.
+  run_case ("cascade: 10 MiB of <internalNodes>",
+            cascade_head () + "<stages><_><stageThreshold>-1</stageThreshold><weakClassifiers><_><internalNodes>" +
+                repeat ("0 -1 0 0.5 ", 10 * MiB) + "</internalNodes><leafValues>-1 1</leafValues></_>" +
+                "</weakClassifiers></_></stages>" + kFeature + kTail,
+            cascade, "too many nodes");
+  run_case ("cascade: a 10 MiB <featureType>", replace_first (cascade_head (), "HAAR", repeat ("H", 10 * MiB)) +
+                                                  "<stages>" + kStump + "</stages>" + kFeature + kTail,
+            cascade, "unsupported <featureType>");
+  run_case ("cascade: 10 MiB of comments", cascade_head () + repeat ("<!-- comment -->", 10 * MiB) + kTail, cascade,
+            "missing <stages>");
+  // (libxml2 refuses attribute values and text nodes beyond 10^7 bytes.)
+  run_case ("waldboost: 9 MiB of predictionValues", waldboost (wb_stage (repeat ("0.5 ", 9 * MiB))), wb,
+            "more than 1024 values");
+  run_case ("waldboost: 10 MiB of predictionValues", waldboost (wb_stage (repeat ("0.5 ", 10 * MiB))), wb,
+            "not well-formed XML");
+  run_case ("waldboost: a 9 MiB binMappingType",
+            waldboost (replace_first (stage, "blockHeight=\"1\"", "blockHeight=\"1\" binMappingType=\"" +
+                                                                      repeat ("X", 9 * MiB) + "\"")),
+            wb, "is not supported");
+  std::string noise (10 * MiB, '\0');
+  for (size_t i = 0; i < noise.size (); i++)
+    noise[i] = static_cast<char> ((i * 2654435761u) >> 13);
+  run_case ("registry: 10 MiB of noise", noise, registry, "not well-formed XML");
+  run_case ("registry: 10 MiB of whitespace", repeat (" \n", 10 * MiB), registry, "not well-formed XML");
+
+  // Entity expansion ("billion laughs"): document type declarations refused.
+  std::string laughs = "<?xml version=\"1.0\"?>\n<!DOCTYPE l [<!ENTITY l0 \"ha\">";
+  for (int i = 1; i < 10; i++)
+    laughs += "<!ENTITY l" + std::to_string (i) + " \"" + repeat ("&l" + std::to_string (i - 1) + ";", 50) + "\">";
+  laughs += "]><opencv_storage a=\"&l9;\">&l9;</opencv_storage>\n";
+  run_case ("registry: billion laughs", laughs, registry,
+            "document type declarations are not allowed|entity reference loop");
+
+  // Tuning strings.
+  run_case ("tuning: 10 MiB of entries", repeat ("read-prefix=7;", 10 * MiB), tuning, "");
+  run_case ("tuning: one 10 MiB entry", repeat ("x", 10 * MiB), tuning, "is not key=value");
+  run_case ("tuning: 10 MiB of divisors", "waldboost-divisors=" + repeat ("1,", 10 * MiB) + "1", tuning,
+            "expected 1 to 6 divisors");
+  return finish ();
+}
