@@ -104,14 +104,20 @@ struct Peer {
       return cascade.load (m.path) ? "" : "OpenCV cannot load " + m.path;
     }
 #ifdef HAVE_XOBJDETECT
-    cv::FileStorage fs (m.path, cv::FileStorage::READ);
-    if (m.family == "waldboost" && fs.isOpened () && !fs.getFirstTopLevelNode ()["waldboost_params"].empty ()) {
-      name = "WBDetector";
-      wb = cv::xobjdetect::WBDetector::create ();
-      wb->read (fs.getFirstTopLevelNode ());
-      return {};
+    const char *why = "OpenCV's peers are CascadeClassifier (cascades) and WBDetector (xobjdetect WaldBoost files)";
+    if (m.family != "waldboost")
+      return why;
+    try { // FileStorage throws on XML that is not its own (the project's WaldBoost format)
+      cv::FileStorage fs (m.path, cv::FileStorage::READ);
+      if (fs.isOpened () && !fs.getFirstTopLevelNode ()["waldboost_params"].empty ()) {
+        name = "WBDetector";
+        wb = cv::xobjdetect::WBDetector::create ();
+        wb->read (fs.getFirstTopLevelNode ());
+        return {};
+      }
+    } catch (const cv::Exception &) {
     }
-    return "OpenCV's peers are CascadeClassifier (cascades) and WBDetector (xobjdetect WaldBoost files)";
+    return why;
 #else
     return "OpenCV's peer is CascadeClassifier (cascades; WBDetector files need OpenCV contrib's xobjdetect)";
 #endif
