@@ -8,6 +8,7 @@
 // xobjdetect WBDetector file (single-precision sums, its own scan).
 //
 //   test-waldboost-schedules [--model FILE [--only-model]] IMAGE.pgm...
+// (a model file is also tried with only its first 8 and 20 stages)
 //   test-waldboost-schedules --write-models DIR   (the made models, for gpudetect-bench)
 #include "check.h"
 #include "detector.h"
@@ -250,8 +251,25 @@ int main (int argc, char **argv) {
     c.path = model_file;
     std::string err = load_waldboost_file (model_file, &c.model);
     CHECK_MSG (err.empty (), "%s", err.c_str ());
-    if (err.empty ())
+    if (err.empty ()) {
       cases.push_back (c);
+      // Its first 8 and 20 stages too: a selective model's reference hits
+      // are few, while its prefixes pass many windows through every step of
+      // the reduction with the model's own responses and thresholds.
+      for (size_t n : {size_t (8), size_t (20)}) {
+        if (c.model.stages.size () <= n)
+          continue;
+        Case p = c;
+        p.model.stages.resize (n);
+        p.name = c.name + " (first " + std::to_string (n) + ")";
+        p.path = write_temp (write_waldboost_xml (p.model));
+        // as the engine reads it (the project's XML: an OpenCV xobjdetect
+        // model's prefix is a fixed-point model)
+        const std::string e = load_waldboost_file (p.path, &p.model);
+        CHECK_MSG (e.empty (), "%s", e.c_str ());
+        cases.push_back (p);
+      }
+    }
   }
   Totals t;
   for (const Case &c : cases) {
