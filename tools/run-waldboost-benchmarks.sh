@@ -9,7 +9,8 @@
 #                                   model (tests/data) beside WBDetector::detect (CPU)
 # then `tools/waldboost_report.py OUTDIR TAG` prints the tables of docs/benchmarks.md.
 #   tools/run-waldboost-benchmarks.sh OUTDIR TAG
-# Env: FRAMES (200), BUILD (build), DEVICE, OPENCV_FRAMES (10).
+# Env: FRAMES (200), BUILD (build), DEVICE, OPENCV_FRAMES (10), MODELS (the two shipped WaldBoost models),
+# SKIP_XOBJDETECT=1.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 2 ] || { echo "usage: $0 OUTDIR TAG" >&2; exit 2; }
@@ -26,7 +27,7 @@ fi
 bench=("$build/tools/gpudetect-bench" --warmup 20)
 [ -z "${DEVICE:-}" ] || bench+=(--device "$DEVICE")
 n=${FRAMES:-200}
-models=(waldboost-frontalface-fast waldboost-frontalface)
+read -r -a models <<< "${MODELS:-waldboost-frontalface-fast waldboost-frontalface}"
 for m in "${models[@]}"; do
   "${bench[@]}" --model "$m" --frames "$n" --no-opencv --json "$out/wb-$tag-$m.json" \
     "$frames"/vga-faces.pgm "$frames"/vga-empty.pgm "$frames"/1080p-crowd.pgm "$frames"/1080p-empty.pgm
@@ -49,5 +50,6 @@ res=("$frames"/crowd-640x352.pgm "$frames"/crowd-960x544.pgm "$frames"/crowd-128
 for m in "${models[@]}"; do
   "${bench[@]}" --model "$m" --frames "$n" --no-opencv --json "$out/wb-$tag-res-$m.json" "${res[@]}"
 done
-"${bench[@]}" --model "$root/tests/data/xobjdetect-lfw-face.xml" --frames "$n" --opencv-frames "${OPENCV_FRAMES:-10}" \
-  --json "$out/wb-$tag-res-xobjdetect-lfw-face.json" "${res[@]}"
+[ -n "${SKIP_XOBJDETECT:-}" ] ||
+  "${bench[@]}" --model "$root/tests/data/xobjdetect-lfw-face.xml" --frames "$n" --opencv-frames "${OPENCV_FRAMES:-10}" \
+    --json "$out/wb-$tag-res-xobjdetect-lfw-face.json" "${res[@]}"
