@@ -38,8 +38,8 @@ std::string read_path_list (const std::string &dir, const std::string &file, std
 // How a face box is turned into training windows.
 struct Augment {
   bool mirror = true;
-  double shift = 0.04;     // of the box size, uniform in +-
-  double scale = 0.06;     // log2 of the size, uniform in +-
+  double shift = 0.10;     // of the box size, uniform in +-: about one step of the detection grid
+  double scale = 0.15;     // log2 of the size, uniform in +-: about one level of a 1.1 pyramid
   double rotate = 8.0;     // degrees, uniform in +-
   double contrast = 0.25;  // gain 2^u, u uniform in +- (about the window's mean)
   double brightness = 20;  // added grey levels, uniform in +-

@@ -17,7 +17,7 @@ ninja -C "$build" tools/train/gpudetect-train-waldboost tools/train/gpudetect-ev
 train="$build/tools/train/gpudetect-train-waldboost"
 # The recipe of each shipped model: every setting is here, none is a default
 # that could drift.
-common=(--data "$data" --window 24 --max-block 8 --positives-per-face 12 --negatives 8000 --mine-windows 3e8
+common=(--data "$data" --window 24 --max-block 8 --positives-per-face 12 --negatives 8000 --mine-windows 3e9 --device auto
         --seed 1 --threads "$(nproc)")
 "$train" "${common[@]}" --stages 1024 --alpha 0.01 --name frontalface --out "$out/waldboost-frontalface.xml" |
   tee "$data/waldboost-frontalface.train.log"
