@@ -163,8 +163,8 @@ track_search (__global const uchar4 *frame, int fw, int fh, __global const int *
         __local const uchar4 *tt = tmpl + ty * TW;
         for (int tx = 0; tx < TW; tx++) {
           const uchar4 u = tt[tx], v = a[tx];
-          const uchar4 ad = abs_diff (u, v);
-          d += (uint) u.w * ((uint) ad.x + (uint) ad.y + (uint) ad.z);
+          const int sad = abs ((int) u.x - (int) v.x) + abs ((int) u.y - (int) v.y) + abs ((int) u.z - (int) v.z);
+          d += (uint) u.w * (uint) sad;
         }
       }
       const int idx = (y0 + py) * PW + px;
