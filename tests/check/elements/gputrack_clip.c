@@ -10,6 +10,7 @@
 #include <gst/video/gstvideometa.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_FRAMES 4096
@@ -18,6 +19,7 @@
 typedef struct {
   int x, y, w, h;
   gint id; /* object id, -1 without */
+  double conf; /* tracking confidence, -1 without */
 } Box;
 
 typedef struct {
@@ -38,10 +40,13 @@ static void on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer 
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
     if (k >= MAX_BOXES)
       break;
-    Box b = {roi->x, roi->y, roi->w, roi->h, -1};
+    Box b = {roi->x, roi->y, roi->w, roi->h, -1, -1};
     GstStructure *o = gst_video_region_of_interest_meta_get_param (roi, "object_id");
     if (o)
       gst_structure_get_int (o, "id", &b.id);
+    GstStructure *t = gst_video_region_of_interest_meta_get_param (roi, "tracking");
+    if (t)
+      gst_structure_get_double (t, "confidence", &b.conf);
     r->b[r->frames][k++] = b;
   }
   r->n[r->frames++] = k;
@@ -67,6 +72,12 @@ static void run_pipeline (const char *clip, const char *elements, Run *r)
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (p);
+}
+
+static int cmp_double (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
 }
 
 static double iou (const Box *a, const Box *b)
@@ -128,6 +139,17 @@ GST_START_TEST (test_clip_interval_5)
   printf ("%d frames; skipped frames: %d reference boxes, %d paired with a tracked box, %d of them (%.1f %%) at IoU >= "
       "0.7 (mean IoU %.3f, least %.3f); %d tracked boxes without a reference box; %d id changes\n", every.frames, refs,
       pairs, good, pairs ? 100.0 * good / pairs : 0.0, pairs ? iou_sum / pairs : 0.0, iou_min, extra, switches);
+  /* the search's confidence on the frames between detections */
+  static double confs[MAX_FRAMES * MAX_BOXES];
+  int nc = 0;
+  for (int n = 0; n < tracked.frames; n++)
+    for (int j = 0; j < tracked.n[n] && n % 5; j++)
+      if (tracked.b[n][j].conf >= 0)
+        confs[nc++] = tracked.b[n][j].conf;
+  qsort (confs, nc, sizeof confs[0], cmp_double);
+  if (nc > 0)
+    printf ("tracking confidence on those frames: least %.3f, 5th percentile %.3f, median %.3f, greatest %.3f\n",
+        confs[0], confs[nc / 20], confs[nc / 2], confs[nc - 1]);
   fail_unless (pairs >= 0.95 * refs, "%d of %d reference boxes paired", pairs, refs);
   fail_unless (good >= 0.95 * pairs, "%d of %d pairs at IoU >= 0.7", good, pairs);
   fail_unless (switches == 0, "%d id changes", switches);
