@@ -25,6 +25,7 @@
 
 #include "detector.h"
 #include "gpudetect-elements.h"
+#include "gstcldevice.h"
 #include "gsthostmemory.h"
 
 #include <gst/video/gstvideometa.h>
@@ -130,6 +131,7 @@ struct GstGpuDetectPrivate {
   std::mutex lock; // guards settings and the search parameters
   Settings settings;
   bool search_changed = false;
+  GpuDetectDeviceSlot shared; // the OpenCL context shared with gputrack (gstcldevice.h)
 
   // streaming state (streaming thread only)
   std::unique_ptr<gpudetect::Detector> detector;
@@ -369,7 +371,13 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   }
   std::string err;
   gpudetect::CreateError kind = gpudetect::CreateError::None;
-  priv->detector = gpudetect::Detector::create (cfg, &err, &kind);
+  GpuDetectSharedDevice device;
+  if (gpudetect_cl_device_ensure (GST_ELEMENT (self), cfg.device, &priv->shared, &device, &err))
+    cfg.share = device.get ();
+  else
+    kind = gpudetect::CreateError::Device;
+  if (kind == gpudetect::CreateError::None)
+    priv->detector = gpudetect::Detector::create (cfg, &err, &kind);
   if (!priv->detector) {
     switch (kind) {
     case gpudetect::CreateError::Model:
@@ -649,6 +657,8 @@ static gboolean gst_gpu_detect_src_event (GstBaseTransform *trans, GstEvent *eve
 static gboolean gst_gpu_detect_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
   GstGpuDetect *self = GST_GPU_DETECT (trans);
+  if (gpudetect_cl_device_handle_query (GST_ELEMENT (self), query, &self->priv->shared))
+    return TRUE;
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN) {
     drain (self);
     return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
@@ -810,6 +820,12 @@ static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue 
   }
 }
 
+static void gst_gpu_detect_set_context (GstElement *element, GstContext *context)
+{
+  GST_GPU_DETECT (element)->priv->shared.set_context (context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
 static void gst_gpu_detect_finalize (GObject *object)
 {
   GstGpuDetect *self = GST_GPU_DETECT (object);
@@ -924,6 +940,7 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       "gpudetect developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_gpu_detect_set_context);
 
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_detect_start);

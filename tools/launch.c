@@ -1,5 +1,5 @@
 /* gpudetect-launch: runs a gst-launch style pipeline and prints every
- * "gpudetect" element message as one line of text (default) or JSON.
+ * "gpudetect" (and "gputrack") element message as one line of text (default) or JSON.
  *
  *   gpudetect-launch [--json] [--fps] PIPELINE-DESCRIPTION...
  *
@@ -43,6 +43,7 @@ static void print_objects (const GstStructure *s)
   guint64 ts = 0;
   gst_structure_get_uint64 (s, "timestamp", &ts);
   const GValue *objs = gst_structure_get_value (s, "objects");
+  const gboolean tracked = gst_structure_has_name (s, "gputrack"); /* "id": the object's id across frames */
   guint n = objs ? gst_value_list_get_size (objs) : 0;
   if (json)
     printf ("{\"timestamp\": %" G_GUINT64_FORMAT ", \"objects\": [", ts);
@@ -58,6 +59,8 @@ static void print_objects (const GstStructure *s)
     if (json)
       printf ("%s{\"label\": \"%s\", \"x\": %u, \"y\": %u, \"width\": %u, \"height\": %u, \"confidence\": %.3f}",
           i ? ", " : "", label ? label : "", x, y, w, h, conf);
+    else if (tracked)
+      printf ("%s %s #%u %.2f at %u,%u %ux%u", i ? ";" : ":", label ? label : "", id, conf, x, y, w, h);
     else
       printf ("%s %s %.2f at %u,%u %ux%u", i ? ";" : ":", label ? label : "", conf, x, y, w, h);
   }
@@ -119,7 +122,7 @@ int main (int argc, char **argv)
     switch (GST_MESSAGE_TYPE (m)) {
     case GST_MESSAGE_ELEMENT: {
       const GstStructure *s = gst_message_get_structure (m);
-      if (s && gst_structure_has_name (s, "gpudetect"))
+      if (s && (gst_structure_has_name (s, "gpudetect") || gst_structure_has_name (s, "gputrack")))
         print_objects (s);
       break;
     }

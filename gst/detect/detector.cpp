@@ -363,7 +363,8 @@ std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::s
   }
   if (std::string e = load_family (path, &m.family); !e.empty ())
     return fail (CreateError::Model, e);
-  if (cl::Error e = cl::open_device (config.device, config.profile, &m.dev))
+  if (cl::Error e = config.share ? cl::attach_device (*config.share, config.profile, &m.dev)
+                                 : cl::open_device (config.device, config.profile, &m.dev))
     return fail (CreateError::Device, e.message);
   if (cl::Error e = m.build ())
     return fail (CreateError::Build, e.message);

@@ -26,6 +26,9 @@ namespace gpudetect {
 struct DetectorConfig {
   std::string model = "lbp-frontalface-improved"; // short name, file name or path
   std::string device;                             // "", "auto", an index or a name substring
+  // A device whose context to share (another engine's, gputrack's): then
+  // `device` is not used, and the detector makes only a queue of its own.
+  const cl::Device *share = nullptr;
   double scale_factor = 1.1;
   int min_neighbors = 3;
   Size2 min_size{0, 0};

@@ -179,6 +179,19 @@ Error open_device (const std::string &selector, bool profiling, Device *out) {
   return {};
 }
 
+Error attach_device (const Device &shared, bool profiling, Device *out) {
+  if (!shared.context)
+    return {"no OpenCL context to share"};
+  GPUDETECT_CL_TRY (clRetainContext (shared.context.get ()));
+  out->info = shared.info;
+  out->context.reset (shared.context.get ());
+  cl_int st = CL_SUCCESS;
+  out->queue.reset (
+      clCreateCommandQueue (out->context.get (), out->info.id, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &st));
+  GPUDETECT_CL_TRY (st);
+  return {};
+}
+
 Error HostAllocator::create (const Device &dev, std::shared_ptr<HostAllocator> *out) {
   std::shared_ptr<HostAllocator> a (new HostAllocator ());
   cl_int st = CL_SUCCESS;

@@ -105,6 +105,10 @@ struct Device {
   Queue queue;
 };
 Error open_device (const std::string &selector, bool profiling, Device *out);
+// `shared`'s device and context (one more reference to it) with a queue of
+// our own: engines that share a context can share buffers, programs and
+// page-locked memory (gputrack beside gpudetect, docs/ARCHITECTURE.md).
+Error attach_device (const Device &shared, bool profiling, Device *out);
 
 // Page-locked host memory: CL_MEM_ALLOC_HOST_PTR buffers, each mapped once
 // for its whole life.  The device reads such memory at full transfer speed,

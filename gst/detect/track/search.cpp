@@ -1,0 +1,537 @@
+#include "search.h"
+
+#include "kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace gpudetect {
+namespace track {
+
+Geometry Geometry::square (int template_size, int radius, int alt_distance) {
+  Geometry g;
+  g.template_w = g.template_h = template_size;
+  g.search_w = g.search_h = template_size + 2 * radius;
+  g.alt_distance = alt_distance;
+  return g;
+}
+
+static int32_t fixed (double v) {
+  const double f = std::floor (v * 65536.0 + 0.5);
+  return static_cast<int32_t> (std::clamp (f, -1073741824.0, 1073741823.0));
+}
+
+Grid grid_for (const Box &box, const Geometry &g) {
+  Grid r;
+  const double sx = std::max (box.w, 1.0) / g.template_w, sy = std::max (box.h, 1.0) / g.template_h;
+  r.sx = std::max<int32_t> (fixed (sx), 1);
+  r.sy = std::max<int32_t> (fixed (sy), 1);
+  r.ox = fixed (box.x) + r.sx / 2;
+  r.oy = fixed (box.y) + r.sy / 2;
+  return r;
+}
+
+// The search area of a predicted box: its grid moved back by the centre offset.
+static Grid area_for (const Box &predicted, const Geometry &g) {
+  Grid r = grid_for (predicted, g);
+  r.ox -= g.centre_x () * r.sx;
+  r.oy -= g.centre_y () * r.sy;
+  return r;
+}
+
+std::vector<uint8_t> default_mask (int w, int h) {
+  std::vector<uint8_t> m (static_cast<size_t> (w) * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const double u = (x + 0.5) / w * 2 - 1, v = (y + 0.5) / h * 2 - 1;
+      const double r = std::sqrt (u * u + v * v); // 1 on the inscribed ellipse
+      double a = r <= 0.5 ? 1.0 : 1.0 - (r - 0.5) / 0.5 * (1.0 - 32.0 / 255);
+      a = std::clamp (a, 32.0 / 255, 1.0);
+      m[static_cast<size_t> (y) * w + x] = static_cast<uint8_t> (std::lround (a * 255));
+    }
+  return m;
+}
+
+static cl_int4 rgb_offsets (ColorFormat f) {
+  switch (f) {
+  case ColorFormat::Bgrx: case ColorFormat::Bgra: return {{2, 1, 0, 0}};
+  default: return {{0, 1, 2, 0}};
+  }
+}
+
+// Bytes of each plane the kernel reads, and its height.
+static void plane_sizes (const ColorFrame &f, int *n, size_t bytes[3]) {
+  const int ch = (f.height + 1) / 2;
+  switch (f.format) {
+  case ColorFormat::Nv12:
+    *n = 2;
+    bytes[0] = static_cast<size_t> (f.strides[0]) * f.height;
+    bytes[1] = static_cast<size_t> (f.strides[1]) * ch;
+    break;
+  case ColorFormat::I420:
+    *n = 3;
+    bytes[0] = static_cast<size_t> (f.strides[0]) * f.height;
+    bytes[1] = static_cast<size_t> (f.strides[1]) * ch;
+    bytes[2] = static_cast<size_t> (f.strides[2]) * ch;
+    break;
+  default:
+    *n = 1;
+    bytes[0] = static_cast<size_t> (f.strides[0]) * f.height;
+    break;
+  }
+}
+
+struct TemplateSearch::Impl {
+  Config cfg;
+  cl::Device dev;
+  cl::Program program;
+  cl::Kernel convert, extract, search;
+  bool from_cache = false;
+  int wg = 256, band = 0;
+  cl::Mem mask;
+  cl::Mem templates;
+  int slots = 0;
+  cl::Mem raw, rgb;
+  size_t raw_size = 0, rgb_size = 0;
+  int fw = 0, fh = 0;
+  cl::Mem requests, dmap, results;
+  size_t requests_size = 0, dmap_size = 0, results_size = 0;
+  int last_requests = 0;
+  std::vector<cl::Event> upload_events;
+  cl::Event convert_event, extract_event, search_event, read_event;
+
+  size_t template_bytes () const {
+    return static_cast<size_t> (cfg.geometry.template_w) * cfg.geometry.template_h * 4;
+  }
+
+  cl::Error grow (cl::Mem *m, size_t *have, size_t need) {
+    if (*have >= need)
+      return {};
+    need = std::max (need, *have * 2);
+    if (cl::Error e = cl::make_buffer (dev, m, need))
+      return e;
+    *have = need;
+    return {};
+  }
+
+  cl_event *ev (cl::Event *e) { return cfg.profile ? e->out () : nullptr; }
+};
+
+std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, std::string *error) {
+  auto impl = std::make_unique<Impl> ();
+  Impl &m = *impl;
+  m.cfg = config;
+  const Geometry &g = m.cfg.geometry;
+  if (g.template_w < 1 || g.template_h < 1 || g.template_w > 64 || g.template_h > 64 ||
+      g.search_w < g.template_w || g.search_h < g.template_h || g.alt_distance < 1) {
+    *error = "invalid search geometry (templates 1..64 pixels a side, search area at least the template)";
+    return nullptr;
+  }
+  if (m.cfg.mask.empty ())
+    m.cfg.mask = default_mask (g.template_w, g.template_h);
+  if (m.cfg.mask.size () != static_cast<size_t> (g.template_w) * g.template_h) {
+    *error = "membership mask size differs from the template's";
+    return nullptr;
+  }
+  if (config.share) {
+    if (cl::Error e = cl::attach_device (*config.share, config.profile, &m.dev)) {
+      *error = e.message;
+      return nullptr;
+    }
+  } else if (cl::Error e = cl::open_device (config.device, config.profile, &m.dev)) {
+    *error = e.message;
+    return nullptr;
+  }
+  // Work-group: a power of two within the device's limit.
+  int wg = config.work_group > 0 ? config.work_group : 256;
+  while (wg > 1 && static_cast<size_t> (wg) > m.dev.info.max_work_group)
+    wg /= 2;
+  if (wg & (wg - 1)) {
+    *error = "the work-group size must be a power of two";
+    return nullptr;
+  }
+  m.wg = wg;
+  // Offset rows per band: as many search-area rows as the local memory
+  // budget holds beside the template and the reduction arrays.
+  size_t budget = config.local_bytes > 0 ? config.local_bytes : 32768;
+  const size_t fixed_bytes = m.template_bytes () + static_cast<size_t> (wg) * 8 + 256;
+  if (m.dev.info.local_mem > 0)
+    budget = std::min<size_t> (budget, m.dev.info.local_mem > fixed_bytes ? m.dev.info.local_mem - fixed_bytes : 0);
+  const size_t row_bytes = static_cast<size_t> (g.search_w) * 4;
+  const long rows = static_cast<long> (budget / row_bytes) - (g.template_h - 1);
+  if (rows < 1) {
+    *error = "the search area's rows do not fit in the device's local memory (" + std::to_string (budget) +
+             " bytes for " + std::to_string (g.search_w) + "-pixel rows and a " + std::to_string (g.template_h) +
+             "-row template)";
+    return nullptr;
+  }
+  m.band = static_cast<int> (std::min<long> (rows, g.positions_h ()));
+
+  std::string opts = "-cl-std=CL1.2 -D TW=" + std::to_string (g.template_w) + " -D TH=" +
+                     std::to_string (g.template_h) + " -D SW=" + std::to_string (g.search_w) + " -D SH=" +
+                     std::to_string (g.search_h) + " -D BAND=" + std::to_string (m.band) + " -D WG=" +
+                     std::to_string (wg) + " -D ALT_D=" + std::to_string (g.alt_distance);
+  if (cl::Error e = cl::build_program (m.dev, kernels::track_source, kernels::track_hash, opts, &m.program,
+                                       &m.from_cache)) {
+    *error = e.message;
+    return nullptr;
+  }
+  for (auto [name, k] : {std::pair<const char *, cl::Kernel *>{"track_convert", &m.convert},
+                         {"track_extract", &m.extract},
+                         {"track_search", &m.search}})
+    if (cl::Error e = cl::create_kernel (m.program, name, k)) {
+      *error = e.message;
+      return nullptr;
+    }
+  if (cl::Error e = cl::upload_vector (m.dev, &m.mask, m.cfg.mask)) {
+    *error = e.message;
+    return nullptr;
+  }
+  return std::unique_ptr<TemplateSearch> (new TemplateSearch (std::move (impl)));
+}
+
+TemplateSearch::TemplateSearch (std::unique_ptr<Impl> impl) : impl_ (std::move (impl)) {}
+
+TemplateSearch::~TemplateSearch () {
+  if (impl_ && impl_->dev.queue)
+    clFinish (impl_->dev.queue.get ());
+}
+
+const Geometry &TemplateSearch::geometry () const { return impl_->cfg.geometry; }
+const cl::Device &TemplateSearch::device () const { return impl_->dev; }
+int TemplateSearch::work_group () const { return impl_->wg; }
+int TemplateSearch::band_rows () const { return impl_->band; }
+int TemplateSearch::capacity () const { return impl_->slots; }
+bool TemplateSearch::built_from_cache () const { return impl_->from_cache; }
+
+cl::Error TemplateSearch::reserve (int n) {
+  Impl &m = *impl_;
+  if (n <= m.slots)
+    return {};
+  const int want = std::max (n, m.slots * 2);
+  cl::Mem next;
+  if (cl::Error e = cl::make_buffer (m.dev, &next, m.template_bytes () * want))
+    return e;
+  if (m.slots > 0)
+    GPUDETECT_CL_TRY (clEnqueueCopyBuffer (m.dev.queue.get (), m.templates.get (), next.get (), 0, 0,
+                                           m.template_bytes () * m.slots, 0, nullptr, nullptr));
+  // zeroed templates (weight 0) for the new slots, so that a blend into a new slot is the new appearance
+  const cl_uchar zero = 0;
+  GPUDETECT_CL_TRY (clEnqueueFillBuffer (m.dev.queue.get (), next.get (), &zero, 1, m.template_bytes () * m.slots,
+                                         m.template_bytes () * (want - m.slots), 0, nullptr, nullptr));
+  GPUDETECT_CL_TRY (clFinish (m.dev.queue.get ()));
+  m.templates = std::move (next);
+  m.slots = want;
+  return {};
+}
+
+cl::Error TemplateSearch::upload (const ColorFrame &f) {
+  Impl &m = *impl_;
+  if (f.width <= 0 || f.height <= 0 || !f.planes[0])
+    return {"invalid frame"};
+  int n = 0;
+  size_t bytes[3] = {};
+  plane_sizes (f, &n, bytes);
+  for (int i = 0; i < n; i++)
+    if (!f.planes[i] || f.strides[i] <= 0)
+      return {"invalid frame plane"};
+  const size_t total = bytes[0] + bytes[1] + bytes[2];
+  if (cl::Error e = m.grow (&m.raw, &m.raw_size, total))
+    return e;
+  const size_t rgb = static_cast<size_t> (f.width) * f.height * 4;
+  if (cl::Error e = m.grow (&m.rgb, &m.rgb_size, rgb))
+    return e;
+  m.fw = f.width;
+  m.fh = f.height;
+  m.upload_events.clear ();
+  m.upload_events.resize (n);
+  size_t off[3] = {0, 0, 0};
+  for (int i = 0, at = 0; i < n; i++) {
+    off[i] = at;
+    // the last plane blocks: the frame's memory is free on return
+    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.dev.queue.get (), m.raw.get (), i == n - 1 ? CL_TRUE : CL_FALSE, at,
+                                            bytes[i], f.planes[i], 0, nullptr, m.ev (&m.upload_events[i])));
+    at += bytes[i];
+  }
+  const cl_int format = f.format == ColorFormat::Nv12   ? 0
+                        : f.format == ColorFormat::I420 ? 1
+                        : f.format == ColorFormat::Gray8 ? 3
+                                                         : 2;
+  const cl_int w = f.width, h = f.height;
+  const cl_int o0 = (cl_int) off[0], o1 = (cl_int) off[1], o2 = (cl_int) off[2];
+  const cl_int s0 = f.strides[0], s1 = n > 1 ? f.strides[1] : 0, s2 = n > 2 ? f.strides[2] : 0;
+  GPUDETECT_CL_TRY (cl::set_args (m.convert.get (), m.raw, format, w, h, o0, s0, o1, s1, o2, s2, rgb_offsets (f.format),
+                                  m.rgb));
+  const size_t gws[2] = {(static_cast<size_t> (w) + 15) / 16 * 16, (static_cast<size_t> (h) + 15) / 16 * 16};
+  const size_t lws[2] = {16, 16};
+  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.convert.get (), 2, nullptr, gws,
+                                            m.dev.info.max_work_group >= 256 ? lws : nullptr, 0, nullptr,
+                                            m.ev (&m.convert_event)));
+  return {};
+}
+
+cl::Error TemplateSearch::update (const std::vector<int> &slots, const std::vector<Box> &boxes, int blend) {
+  Impl &m = *impl_;
+  if (slots.size () != boxes.size ())
+    return {"slots and boxes differ in number"};
+  if (slots.empty ())
+    return {};
+  if (!m.fw)
+    return {"no frame uploaded"};
+  std::vector<cl_int> req;
+  int top = 0;
+  for (size_t i = 0; i < slots.size (); i++) {
+    if (slots[i] < 0)
+      return {"negative slot"};
+    top = std::max (top, slots[i] + 1);
+    const Grid gr = grid_for (boxes[i], m.cfg.geometry);
+    req.insert (req.end (), {slots[i], gr.ox, gr.oy, gr.sx, gr.sy, std::clamp (blend, 0, 256)});
+  }
+  if (cl::Error e = reserve (top))
+    return e;
+  cl::Mem rq;
+  if (cl::Error e = cl::upload_vector (m.dev, &rq, req))
+    return e;
+  const cl_int w = m.fw, h = m.fh;
+  GPUDETECT_CL_TRY (cl::set_args (m.extract.get (), m.rgb, w, h, rq, m.mask, m.templates));
+  const size_t px = static_cast<size_t> (m.cfg.geometry.template_w) * m.cfg.geometry.template_h;
+  const size_t gws[2] = {(px + 63) / 64 * 64, slots.size ()};
+  const size_t lws[2] = {64, 1};
+  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.extract.get (), 2, nullptr, gws, lws, 0, nullptr,
+                                            m.ev (&m.extract_event)));
+  return {};
+}
+
+cl::Error TemplateSearch::search (const std::vector<int> &slots, const std::vector<Box> &predicted,
+                                  std::vector<Match> *out) {
+  Impl &m = *impl_;
+  const Geometry &g = m.cfg.geometry;
+  out->clear ();
+  if (slots.size () != predicted.size ())
+    return {"slots and boxes differ in number"};
+  m.last_requests = static_cast<int> (slots.size ());
+  if (slots.empty ())
+    return {};
+  if (!m.fw)
+    return {"no frame uploaded"};
+  std::vector<cl_int> req;
+  req.reserve (slots.size () * 5);
+  std::vector<Grid> grids;
+  for (size_t i = 0; i < slots.size (); i++) {
+    if (slots[i] < 0 || slots[i] >= m.slots)
+      return {"search of a template slot that holds none"};
+    const Grid gr = area_for (predicted[i], g);
+    grids.push_back (gr);
+    req.insert (req.end (), {slots[i], gr.ox, gr.oy, gr.sx, gr.sy});
+  }
+  const size_t n = slots.size ();
+  if (cl::Error e = m.grow (&m.requests, &m.requests_size, req.size () * sizeof (cl_int)))
+    return e;
+  if (cl::Error e = m.grow (&m.dmap, &m.dmap_size,
+                            n * static_cast<size_t> (g.positions_w ()) * g.positions_h () * sizeof (cl_uint)))
+    return e;
+  if (cl::Error e = m.grow (&m.results, &m.results_size, n * 4 * sizeof (cl_uint)))
+    return e;
+  GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.dev.queue.get (), m.requests.get (), CL_FALSE, 0,
+                                          req.size () * sizeof (cl_int), req.data (), 0, nullptr, nullptr));
+  const cl_int w = m.fw, h = m.fh;
+  GPUDETECT_CL_TRY (cl::set_args (m.search.get (), m.rgb, w, h, m.requests, m.templates, m.dmap, m.results));
+  const size_t lws = m.wg, gws = n * m.wg;
+  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search.get (), 1, nullptr, &gws, &lws, 0, nullptr,
+                                            m.ev (&m.search_event)));
+  std::vector<cl_uint> res (n * 4);
+  // blocking: `req` above lives until here
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), m.results.get (), CL_TRUE, 0, res.size () * sizeof (cl_uint),
+                                         res.data (), 0, nullptr, m.ev (&m.read_event)));
+  out->resize (n);
+  for (size_t i = 0; i < n; i++) {
+    Match &r = (*out)[i];
+    r.best = res[4 * i];
+    const int bi = static_cast<int> (res[4 * i + 1]);
+    r.alt = res[4 * i + 2];
+    r.best_x = bi % g.positions_w ();
+    r.best_y = bi / g.positions_w ();
+    if (res[4 * i + 3] != 0xffffffffu) {
+      r.alt_x = static_cast<int> (res[4 * i + 3]) % g.positions_w ();
+      r.alt_y = static_cast<int> (res[4 * i + 3]) / g.positions_w ();
+    } else {
+      r.alt = 0xffffffffu;
+    }
+    r.box = predicted[i];
+    r.box.x += (r.best_x - g.centre_x ()) * (grids[i].sx / 65536.0);
+    r.box.y += (r.best_y - g.centre_y ()) * (grids[i].sy / 65536.0);
+    r.confidence = r.alt == 0 || r.alt == 0xffffffffu ? (r.alt == 0 ? 0.0 : 1.0)
+                                                       : std::clamp (1.0 - double (r.best) / double (r.alt), 0.0, 1.0);
+  }
+  return {};
+}
+
+static double span_us (const cl::Event &e) {
+  if (!e)
+    return 0;
+  cl_ulong a = 0, b = 0;
+  if (clGetEventProfilingInfo (e.get (), CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) != CL_SUCCESS ||
+      clGetEventProfilingInfo (e.get (), CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) != CL_SUCCESS)
+    return 0;
+  return (b - a) / 1000.0;
+}
+
+Times TemplateSearch::last_times () const {
+  const Impl &m = *impl_;
+  Times t;
+  for (const cl::Event &e : m.upload_events)
+    t.upload += span_us (e);
+  t.convert = span_us (m.convert_event);
+  t.extract = span_us (m.extract_event);
+  t.search = span_us (m.search_event);
+  t.readback = span_us (m.read_event);
+  return t;
+}
+
+cl::Error TemplateSearch::read_frame (std::vector<uint8_t> *rgbx) {
+  Impl &m = *impl_;
+  rgbx->resize (static_cast<size_t> (m.fw) * m.fh * 4);
+  if (rgbx->empty ())
+    return {};
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), m.rgb.get (), CL_TRUE, 0, rgbx->size (), rgbx->data (), 0,
+                                         nullptr, nullptr));
+  return {};
+}
+
+cl::Error TemplateSearch::read_template (int slot, std::vector<uint8_t> *rgbm) {
+  Impl &m = *impl_;
+  if (slot < 0 || slot >= m.slots)
+    return {"no such slot"};
+  rgbm->resize (m.template_bytes ());
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), m.templates.get (), CL_TRUE, m.template_bytes () * slot,
+                                         m.template_bytes (), rgbm->data (), 0, nullptr, nullptr));
+  return {};
+}
+
+cl::Error TemplateSearch::read_distances (int request, std::vector<uint32_t> *d) {
+  Impl &m = *impl_;
+  if (request < 0 || request >= m.last_requests)
+    return {"no such request in the last search"};
+  const size_t n = static_cast<size_t> (m.cfg.geometry.positions_w ()) * m.cfg.geometry.positions_h ();
+  d->resize (n);
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), m.dmap.get (), CL_TRUE, n * sizeof (cl_uint) * request,
+                                         n * sizeof (cl_uint), d->data (), 0, nullptr, nullptr));
+  return {};
+}
+
+/* ------------------------------------------------------------------------ */
+
+namespace reference {
+
+static inline uint8_t clamp8 (int v) { return static_cast<uint8_t> (std::clamp (v, 0, 255)); }
+
+std::vector<uint8_t> convert (const ColorFrame &f) {
+  std::vector<uint8_t> out (static_cast<size_t> (f.width) * f.height * 4);
+  const cl_int4 o = rgb_offsets (f.format);
+  for (int y = 0; y < f.height; y++)
+    for (int x = 0; x < f.width; x++) {
+      uint8_t *d = &out[(static_cast<size_t> (y) * f.width + x) * 4];
+      if (f.format == ColorFormat::Gray8) {
+        d[0] = d[1] = d[2] = f.planes[0][static_cast<size_t> (y) * f.strides[0] + x];
+        d[3] = 0;
+        continue;
+      }
+      if (f.format != ColorFormat::Nv12 && f.format != ColorFormat::I420) {
+        const uint8_t *p = f.planes[0] + static_cast<size_t> (y) * f.strides[0] + 4 * x;
+        d[0] = p[o.s[0]];
+        d[1] = p[o.s[1]];
+        d[2] = p[o.s[2]];
+        d[3] = 0;
+        continue;
+      }
+      const int yy = f.planes[0][static_cast<size_t> (y) * f.strides[0] + x];
+      int u, v;
+      if (f.format == ColorFormat::Nv12) {
+        const uint8_t *c = f.planes[1] + static_cast<size_t> (y >> 1) * f.strides[1] + (x >> 1) * 2;
+        u = c[0];
+        v = c[1];
+      } else {
+        u = f.planes[1][static_cast<size_t> (y >> 1) * f.strides[1] + (x >> 1)];
+        v = f.planes[2][static_cast<size_t> (y >> 1) * f.strides[2] + (x >> 1)];
+      }
+      const int c = 298 * (yy - 16) + 128, dd = u - 128, e = v - 128;
+      d[0] = clamp8 ((c + 409 * e) >> 8);
+      d[1] = clamp8 ((c - 100 * dd - 208 * e) >> 8);
+      d[2] = clamp8 ((c + 516 * dd) >> 8);
+      d[3] = 0;
+    }
+  return out;
+}
+
+static inline const uint8_t *sample (const uint8_t *rgbx, int fw, int fh, const Grid &g, int i, int j) {
+  const int x = std::clamp ((g.ox + i * g.sx) >> 16, 0, fw - 1);
+  const int y = std::clamp ((g.oy + j * g.sy) >> 16, 0, fh - 1);
+  return rgbx + (static_cast<size_t> (y) * fw + x) * 4;
+}
+
+std::vector<uint8_t> extract (const uint8_t *rgbx, int fw, int fh, const Grid &grid, const Geometry &g,
+                              const std::vector<uint8_t> &mask) {
+  std::vector<uint8_t> t (static_cast<size_t> (g.template_w) * g.template_h * 4);
+  for (int j = 0; j < g.template_h; j++)
+    for (int i = 0; i < g.template_w; i++) {
+      const uint8_t *p = sample (rgbx, fw, fh, grid, i, j);
+      uint8_t *d = &t[(static_cast<size_t> (j) * g.template_w + i) * 4];
+      d[0] = p[0];
+      d[1] = p[1];
+      d[2] = p[2];
+      d[3] = mask[static_cast<size_t> (j) * g.template_w + i];
+    }
+  return t;
+}
+
+void search (const uint8_t *rgbx, int fw, int fh, const uint8_t *tmpl, const Grid &grid, const Geometry &g,
+             std::vector<uint32_t> *dmap, Match *m) {
+  const int PW = g.positions_w (), PH = g.positions_h ();
+  std::vector<uint8_t> area (static_cast<size_t> (g.search_w) * g.search_h * 4);
+  for (int j = 0; j < g.search_h; j++)
+    for (int i = 0; i < g.search_w; i++)
+      std::memcpy (&area[(static_cast<size_t> (j) * g.search_w + i) * 4], sample (rgbx, fw, fh, grid, i, j), 4);
+  dmap->assign (static_cast<size_t> (PW) * PH, 0);
+  uint32_t bd = UINT32_MAX;
+  int bi = 0;
+  for (int py = 0; py < PH; py++)
+    for (int px = 0; px < PW; px++) {
+      uint32_t d = 0;
+      for (int ty = 0; ty < g.template_h; ty++) {
+        const uint8_t *t = tmpl + static_cast<size_t> (ty) * g.template_w * 4;
+        const uint8_t *a = &area[((static_cast<size_t> (py) + ty) * g.search_w + px) * 4];
+        for (int tx = 0; tx < g.template_w; tx++, t += 4, a += 4)
+          d += t[3] * static_cast<uint32_t> (std::abs (t[0] - a[0]) + std::abs (t[1] - a[1]) + std::abs (t[2] - a[2]));
+      }
+      (*dmap)[static_cast<size_t> (py) * PW + px] = d;
+      if (d < bd) { // row-major scan: the first of equal distances has the lowest index
+        bd = d;
+        bi = py * PW + px;
+      }
+    }
+  const int bx = bi % PW, by = bi / PW;
+  uint32_t ad = UINT32_MAX;
+  int ai = -1;
+  for (int py = 0; py < PH; py++)
+    for (int px = 0; px < PW; px++) {
+      if (std::max (std::abs (px - bx), std::abs (py - by)) < g.alt_distance)
+        continue;
+      const uint32_t d = (*dmap)[static_cast<size_t> (py) * PW + px];
+      if (ai < 0 || d < ad) {
+        ad = d;
+        ai = py * PW + px;
+      }
+    }
+  m->best = bd;
+  m->best_x = bx;
+  m->best_y = by;
+  m->alt = ad;
+  m->alt_x = ai < 0 ? -1 : ai % PW;
+  m->alt_y = ai < 0 ? -1 : ai / PW;
+}
+
+} // namespace reference
+
+} // namespace track
+} // namespace gpudetect

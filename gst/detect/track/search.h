@@ -1,0 +1,145 @@
+// Masked-SAD template search on an OpenCL device (kernels/track.cl): the
+// engine under gputrack.  Plain C++, no GStreamer.
+//
+// Per frame: upload() copies the frame's planes to the device once and
+// converts them there to packed RGB; update() cuts templates out of that frame
+// (or blends them into the ones a slot holds); search() finds every requested
+// template in its search area, all in one launch, and waits for the results.
+// A template is TW x TH pixels of (R, G, B, membership weight); templates live
+// in numbered slots on the device.  Boxes are sampled at their own scale
+// (box width / TW, box height / TH), so a template costs the same whatever
+// the size of its object, and offsets are in template pixels.
+#pragma once
+
+#include "cl/cl.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpudetect {
+namespace track {
+
+enum class ColorFormat { Nv12, I420, Rgbx, Bgrx, Rgba, Bgra, Gray8 };
+
+struct ColorFrame {
+  ColorFormat format = ColorFormat::Rgbx;
+  int width = 0, height = 0;
+  const uint8_t *planes[3] = {}; // Y, UV (NV12) or Y, U, V (I420); one plane for RGB
+  int strides[3] = {};
+};
+
+// Sizes of the search, fixed when the kernels are built.
+struct Geometry {
+  int template_w = 32, template_h = 32; // at most 64 x 64 (32-bit sums)
+  int search_w = 64, search_h = 64;     // the area searched, >= the template
+  int alt_distance = 8;                 // the alternative lies at Chebyshev distance >= this from the best
+  int positions_w () const { return search_w - template_w + 1; }
+  int positions_h () const { return search_h - template_h + 1; }
+  // The offset of the predicted position (no motion): the area's centre.
+  int centre_x () const { return (positions_w () - 1) / 2; }
+  int centre_y () const { return (positions_h () - 1) / 2; }
+  // A symmetric search: radius r template pixels each way.
+  static Geometry square (int template_size, int radius, int alt_distance);
+};
+
+// A box in frame pixels (top-left, size).
+struct Box {
+  double x = 0, y = 0, w = 0, h = 0;
+};
+
+// The sampling grid of a box (16.16 fixed point): the top-left template
+// pixel's centre in the frame, and the step between template pixels.
+struct Grid {
+  int32_t ox = 0, oy = 0, sx = 0, sy = 0;
+};
+Grid grid_for (const Box &box, const Geometry &g);
+
+struct Match {
+  uint32_t best = 0, alt = 0; // D at the best offset and at the alternative (UINT32_MAX: none)
+  int best_x = 0, best_y = 0; // offsets in the search area (template pixels)
+  int alt_x = -1, alt_y = -1;
+  Box box;                    // the box moved to the best offset (frame pixels)
+  // 1 - best / alt in [0, 1]: 0 where the alternative matches as well as the
+  // best (an ambiguous match, a flat area), 1 where the best is exact and
+  // the alternative is not.
+  double confidence = 0;
+};
+
+// Device time of the last frame's commands, microseconds (with profiling).
+struct Times {
+  double upload = 0, convert = 0, extract = 0, search = 0, readback = 0;
+};
+
+// The membership weights this engine puts into new templates (TW x TH,
+// 0..255): 255 in the centre, falling linearly from half the box's
+// elliptical radius to 32 at the border (corners beyond it: 32 too), so that
+// background caught at the corners of a box weighs less than the object.
+std::vector<uint8_t> default_mask (int w, int h);
+
+class TemplateSearch {
+public:
+  struct Config {
+    Geometry geometry;
+    std::string device;                    // selector, as gpudetect's (used when `share` is null)
+    const cl::Device *share = nullptr;     // a device (context) to share: its context, a queue of our own
+    bool profile = false;
+    int work_group = 0;                    // 0: 256 or the device's limit (a power of two)
+    size_t local_bytes = 0;                // local memory for the search area; 0: 32 KB or the device's
+    std::vector<uint8_t> mask;             // membership weights; empty: default_mask
+  };
+  static std::unique_ptr<TemplateSearch> create (const Config &config, std::string *error);
+  ~TemplateSearch ();
+
+  // Copies the frame to the device and converts it (blocking: the frame's
+  // memory may be reused on return).
+  cl::Error upload (const ColorFrame &frame);
+  // Templates of `slots[i]` from `boxes[i]` of the uploaded frame, blended
+  // with what the slot held by `blend` / 256 (256: replaced).
+  cl::Error update (const std::vector<int> &slots, const std::vector<Box> &boxes, int blend = 256);
+  // Searches template `slots[i]` around `predicted[i]` in the uploaded frame;
+  // waits for the results.
+  cl::Error search (const std::vector<int> &slots, const std::vector<Box> &predicted, std::vector<Match> *out);
+
+  // Slots 0 .. n-1 exist afterwards (their content kept).
+  cl::Error reserve (int slots);
+  int capacity () const;
+
+  const Geometry &geometry () const;
+  const cl::Device &device () const;
+  int work_group () const;
+  int band_rows () const;
+  Times last_times () const;
+  bool built_from_cache () const;
+
+  // For tests and tools: the converted frame (R, G, B, 0 per pixel), a slot's
+  // template (R, G, B, m per pixel), the distances of the last search's
+  // request i (positions_h rows of positions_w).
+  cl::Error read_frame (std::vector<uint8_t> *rgbx);
+  cl::Error read_template (int slot, std::vector<uint8_t> *rgbm);
+  cl::Error read_distances (int request, std::vector<uint32_t> *d);
+
+  struct Impl;
+
+private:
+  explicit TemplateSearch (std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The host reference, the same integer arithmetic as the kernels (tests,
+// and the benchmark's CPU loop).
+namespace reference {
+// The frame as packed (R, G, B, 0).
+std::vector<uint8_t> convert (const ColorFrame &frame);
+// A template cut from a converted frame (R, G, B, m).
+std::vector<uint8_t> extract (const uint8_t *rgbx, int fw, int fh, const Grid &grid, const Geometry &g,
+                              const std::vector<uint8_t> &mask);
+// All distances of a template in the area of `grid`, and the best and
+// alternative offsets as the kernel picks them.
+void search (const uint8_t *rgbx, int fw, int fh, const uint8_t *tmpl, const Grid &grid, const Geometry &g,
+             std::vector<uint32_t> *dmap, Match *m);
+} // namespace reference
+
+} // namespace track
+} // namespace gpudetect

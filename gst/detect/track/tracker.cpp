@@ -1,0 +1,289 @@
+#include "tracker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+namespace gpudetect {
+namespace track {
+
+double iou (const Box &a, const Box &b) {
+  const double x0 = std::max (a.x, b.x), y0 = std::max (a.y, b.y);
+  const double x1 = std::min (a.x + a.w, b.x + b.w), y1 = std::min (a.y + a.h, b.y + b.h);
+  const double inter = std::max (0.0, x1 - x0) * std::max (0.0, y1 - y0);
+  const double uni = a.w * a.h + b.w * b.h - inter;
+  return uni > 0 ? inter / uni : 0;
+}
+
+namespace {
+struct Track {
+  uint64_t id = 0;
+  int slot = -1;
+  Box box;              // where a detection or a confident search last placed it, `lost` frames ago
+  double vx = 0, vy = 0; // centre velocity, pixels per frame, from its detections
+  Box det_box;           // its last detection, on frame det_frame
+  uint64_t det_frame = 0;
+  int detections = 0;
+  int label_id = 0;
+  std::string label;
+  double detection_confidence = 0;
+  int since_detection = 0;
+  int lost = 0;         // frames since a detection or a confident search last placed it
+};
+
+// Frames a lost track is still reported on its velocity.
+constexpr int kCoastReported = 3;
+} // namespace
+
+struct Tracker::Impl {
+  TrackerConfig cfg;
+  std::unique_ptr<TemplateSearch> engine;
+  std::vector<Track> tracks;
+  std::vector<int> free_slots;
+  int next_slot = 0;
+  uint64_t next_id = 1;
+  uint64_t searches = 0;
+  uint64_t frame = 0;
+
+  int take_slot () {
+    if (!free_slots.empty ()) {
+      const int s = free_slots.back ();
+      free_slots.pop_back ();
+      return s;
+    }
+    return next_slot++;
+  }
+};
+
+std::unique_ptr<Tracker> Tracker::create (const TrackerConfig &config, std::string *error) {
+  auto impl = std::make_unique<Impl> ();
+  impl->cfg = config;
+  if (config.search) {
+    impl->engine = TemplateSearch::create (config.engine, error);
+    if (!impl->engine)
+      return nullptr;
+  }
+  return std::unique_ptr<Tracker> (new Tracker (std::move (impl)));
+}
+
+Tracker::Tracker (std::unique_ptr<Impl> impl) : impl_ (std::move (impl)) {}
+Tracker::~Tracker () = default;
+
+size_t Tracker::tracks () const { return impl_->tracks.size (); }
+const TemplateSearch *Tracker::engine () const { return impl_->engine.get (); }
+uint64_t Tracker::searches () const { return impl_->searches; }
+
+void Tracker::set_policy (int max_lost, double min_confidence, double iou_threshold, int blend) {
+  impl_->cfg.max_lost = max_lost;
+  impl_->cfg.min_confidence = min_confidence;
+  impl_->cfg.iou_threshold = iou_threshold;
+  impl_->cfg.blend = blend;
+}
+
+void Tracker::reset () {
+  impl_->tracks.clear ();
+  impl_->free_slots.clear ();
+  impl_->next_slot = 0;
+}
+
+// The track's box `frames` frames after it was last placed, at constant velocity.
+static Box extrapolate (const Track &t, int frames) {
+  Box b = t.box;
+  b.x += t.vx * frames;
+  b.y += t.vy * frames;
+  return b;
+}
+
+// A detection on frame `frame`: the velocity of the centre since the
+// track's last detection, smoothed.  The velocity comes from detections
+// alone: a search that follows a vanishing object (occluded, leaving) lags
+// behind it, and would slow the track down just before it has to coast.
+static void detected (Track &t, const Box &b, uint64_t frame) {
+  if (t.detections > 0 && frame > t.det_frame) {
+    const double n = static_cast<double> (frame - t.det_frame);
+    const double dx = ((b.x + b.w / 2) - (t.det_box.x + t.det_box.w / 2)) / n;
+    const double dy = ((b.y + b.h / 2) - (t.det_box.y + t.det_box.h / 2)) / n;
+    const double keep = t.detections > 1 ? 0.5 : 0.0; // the second detection gives the first velocity
+    t.vx = keep * t.vx + (1 - keep) * dx;
+    t.vy = keep * t.vy + (1 - keep) * dy;
+  }
+  t.det_box = b;
+  t.det_frame = frame;
+  t.detections++;
+  t.box = b;
+  t.lost = 0;
+}
+
+// A confident search: the box moves, the velocity stays.
+static void found_at (Track &t, const Box &b) {
+  t.box = b;
+  t.lost = 0;
+}
+
+cl::Error Tracker::process (const ColorFrame *frame, int width, int height, const std::vector<Detection> &dets,
+                            std::vector<TrackedObject> *out) {
+  Impl &m = *impl_;
+  out->clear ();
+  m.frame++;
+  const bool search = m.engine && frame;
+  const size_t nt = m.tracks.size ();
+
+  // predictions and the template search
+  std::vector<Box> predicted (nt), found (nt);
+  std::vector<double> conf (nt, 0.0);
+  std::vector<bool> ok (nt, false);
+  for (size_t i = 0; i < nt; i++) {
+    const Track &t = m.tracks[i];
+    predicted[i] = extrapolate (t, t.lost + 1);
+    found[i] = predicted[i];
+  }
+  if (search && (nt > 0 || !dets.empty ()))
+    if (cl::Error e = m.engine->upload (*frame))
+      return e;
+  if (search && nt > 0) {
+    std::vector<int> slots (nt);
+    for (size_t i = 0; i < nt; i++)
+      slots[i] = m.tracks[i].slot;
+    std::vector<Match> matches;
+    if (cl::Error e = m.engine->search (slots, predicted, &matches))
+      return e;
+    m.searches += nt;
+    for (size_t i = 0; i < nt; i++) {
+      conf[i] = matches[i].confidence;
+      ok[i] = conf[i] >= m.cfg.min_confidence;
+      // a lost track is found again by the search only near its prediction
+      const Geometry &g = m.engine->geometry ();
+      const int off = std::max (std::abs (matches[i].best_x - g.centre_x ()), std::abs (matches[i].best_y - g.centre_y ()));
+      if (m.tracks[i].lost > 0 && off > std::max (1, std::min (g.centre_x (), g.centre_y ()) / 4))
+        ok[i] = false;
+      if (ok[i])
+        found[i] = matches[i].box;
+    }
+  }
+
+  // association: greedy by decreasing IoU
+  std::vector<int> det_track (dets.size (), -1), track_det (nt, -1);
+  if (!dets.empty () && nt > 0) {
+    std::vector<std::tuple<double, size_t, size_t>> pairs;
+    for (size_t d = 0; d < dets.size (); d++)
+      for (size_t i = 0; i < nt; i++) {
+        const double v = iou (dets[d].box, found[i]);
+        if (v >= m.cfg.iou_threshold)
+          pairs.emplace_back (v, i, d);
+      }
+    std::stable_sort (pairs.begin (), pairs.end (),
+                      [] (const auto &a, const auto &b) { return std::get<0> (a) > std::get<0> (b); });
+    for (const auto &[v, i, d] : pairs)
+      if (track_det[i] < 0 && det_track[d] < 0) {
+        track_det[i] = static_cast<int> (d);
+        det_track[d] = static_cast<int> (i);
+      }
+  }
+
+  // updates
+  std::vector<int> upd_slots, new_slots;
+  std::vector<Box> upd_boxes, new_boxes;
+  std::vector<bool> drop (nt, false);
+  for (size_t i = 0; i < nt; i++) {
+    Track &t = m.tracks[i];
+    if (track_det[i] >= 0) {
+      const Detection &d = dets[track_det[i]];
+      detected (t, d.box, m.frame);
+      t.since_detection = 0;
+      t.label_id = d.label_id;
+      t.label = d.label;
+      t.detection_confidence = d.confidence;
+      upd_slots.push_back (t.slot);
+      upd_boxes.push_back (d.box);
+      continue;
+    }
+    t.since_detection++;
+    if (ok[i])
+      found_at (t, found[i]);
+    else
+      t.lost++; // coasting on its velocity
+    const Box now = extrapolate (t, t.lost);
+    const double cx = now.x + now.w / 2, cy = now.y + now.h / 2;
+    if (t.since_detection > m.cfg.max_lost || cx < 0 || cy < 0 || cx >= width || cy >= height)
+      drop[i] = true;
+  }
+  // duplicates: a track confidently on the box of a track a detection matched
+  if (!dets.empty ())
+    for (size_t i = 0; i < nt; i++)
+      if (track_det[i] < 0 && !drop[i] && ok[i])
+        for (size_t j = 0; j < nt; j++)
+          if (track_det[j] >= 0 && iou (m.tracks[i].box, m.tracks[j].box) > 0.5) { // both placed on this frame
+            drop[i] = true;
+            break;
+          }
+
+  // report: detections first (in their order), then confidently tracked ones
+  for (size_t d = 0; d < dets.size (); d++) {
+    TrackedObject o;
+    if (det_track[d] >= 0) {
+      const Track &t = m.tracks[det_track[d]];
+      o.id = t.id;
+      o.confidence = search ? conf[det_track[d]] : 1.0;
+    } else {
+      Track t;
+      t.id = m.next_id++;
+      t.slot = search ? m.take_slot () : -1;
+      detected (t, dets[d].box, m.frame);
+      t.label_id = dets[d].label_id;
+      t.label = dets[d].label;
+      t.detection_confidence = dets[d].confidence;
+      if (search) {
+        new_slots.push_back (t.slot);
+        new_boxes.push_back (t.box);
+      }
+      o.id = t.id;
+      o.confidence = 1.0;
+      m.tracks.push_back (std::move (t));
+    }
+    o.box = dets[d].box;
+    o.label_id = dets[d].label_id;
+    o.label = dets[d].label;
+    o.detection_confidence = dets[d].confidence;
+    o.detection = static_cast<int> (d);
+    o.since_detection = 0;
+    out->push_back (std::move (o));
+  }
+  for (size_t i = 0; i < nt; i++) {
+    const Track &t = m.tracks[i];
+    if (track_det[i] >= 0 || drop[i] || t.lost > (search ? kCoastReported : 0))
+      continue;
+    TrackedObject o;
+    o.id = t.id;
+    o.box = extrapolate (t, t.lost);
+    o.label_id = t.label_id;
+    o.label = t.label;
+    o.detection_confidence = t.detection_confidence;
+    o.confidence = conf[i];
+    o.since_detection = t.since_detection;
+    out->push_back (std::move (o));
+  }
+
+  // templates: refreshed from matched detections, cut for new tracks
+  if (search) {
+    if (cl::Error e = m.engine->update (upd_slots, upd_boxes, m.cfg.blend))
+      return e;
+    if (cl::Error e = m.engine->update (new_slots, new_boxes, 256))
+      return e;
+  }
+  // dropped tracks give their slots back (new tracks were appended after nt)
+  std::vector<Track> keep;
+  keep.reserve (m.tracks.size ());
+  for (size_t i = 0; i < m.tracks.size (); i++) {
+    if (i < nt && drop[i]) {
+      if (m.tracks[i].slot >= 0)
+        m.free_slots.push_back (m.tracks[i].slot);
+      continue;
+    }
+    keep.push_back (std::move (m.tracks[i]));
+  }
+  m.tracks = std::move (keep);
+  return {};
+}
+
+} // namespace track
+} // namespace gpudetect

@@ -1,0 +1,85 @@
+// Object ids across frames: the tracks behind gputrack.  Plain C++, no
+// GStreamer.
+//
+// Every frame: each track predicts its box (constant velocity); its template
+// is searched around the prediction (TemplateSearch, one launch for all
+// tracks); where the frame carries detections they are associated with the
+// tracks, greedily by decreasing IoU between a detection and the box the
+// track's search found (the prediction where the search was not confident),
+// pairs below the IoU threshold left apart.  A matched track takes the
+// detection's box and refreshes its template from it; an unmatched detection
+// starts a track; a track not matched moves to its searched box when the
+// search is confident and is reported, else it coasts on its velocity
+// unreported.  A track is dropped when no detection matched it for more than
+// max_lost frames, when its centre leaves the frame, or when it sits,
+// confidently, on the box of a track matched in the same frame (a
+// duplicate).
+#pragma once
+
+#include "search.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpudetect {
+namespace track {
+
+struct TrackerConfig {
+  // The search's settings; none of it is used when `search` is false
+  // (association by IoU alone on frames with detections: "zero-term").
+  TemplateSearch::Config engine;
+  bool search = true;
+  int max_lost = 30;             // frames without a matching detection before a track is dropped
+  double min_confidence = 0.4;   // a search below this does not move (nor report) the track
+  double iou_threshold = 0.3;    // least IoU of a detection and a track's box to match
+  int blend = 256;               // weight / 256 of a matched detection's appearance in the template
+};
+
+struct Detection {
+  Box box;
+  int label_id = 0;
+  std::string label;
+  double confidence = 0;
+};
+
+struct TrackedObject {
+  uint64_t id = 0;
+  Box box;
+  int label_id = 0;
+  std::string label;
+  double detection_confidence = 0; // of the detection that last matched the track
+  double confidence = 0;           // the template search's on this frame (1 where a detection matched and there was no search)
+  int detection = -1;              // index of the detection matched on this frame, -1 where tracked
+  int since_detection = 0;         // frames since a detection last matched
+};
+
+class Tracker {
+public:
+  static std::unique_ptr<Tracker> create (const TrackerConfig &config, std::string *error);
+  ~Tracker ();
+
+  // One frame: `frame` (may be null when the config has no search) and its
+  // detections (empty on frames without).  `out`: every object reported on
+  // this frame, detections first in their order, then tracked ones.
+  cl::Error process (const ColorFrame *frame, int width, int height, const std::vector<Detection> &detections,
+                     std::vector<TrackedObject> *out);
+  // The association's settings, changeable between frames.
+  void set_policy (int max_lost, double min_confidence, double iou_threshold, int blend);
+  void reset ();            // forget every track (ids continue)
+  size_t tracks () const;
+  const TemplateSearch *engine () const; // null without search
+  uint64_t searches () const;            // templates searched so far
+
+  struct Impl;
+
+private:
+  explicit Tracker (std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+double iou (const Box &a, const Box &b);
+
+} // namespace track
+} // namespace gpudetect

@@ -1,0 +1,551 @@
+/* gputrack element tests (GstHarness): synthetic clips with known tracks —
+ * textured sprites moving over textured backgrounds, crossing, one passing
+ * behind another, leaving the frame — with detections on every 5th frame
+ * (as gpudetect inference-interval=5 gives them); the test computes id
+ * switches and MOTA against the known tracks.  Also: every input format, the
+ * metadata contract, zero-term, messages, the OpenCL context shared with
+ * gpudetect, errors. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/gstvideometa.h>
+#include <gst/video/video.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* GPUTRACK_TEST_VERBOSE=1: every miss, false box and id switch */
+#define VERBOSE(...) \
+  do { \
+    if (g_getenv ("GPUTRACK_TEST_VERBOSE")) { \
+      printf (__VA_ARGS__); \
+      printf ("\n"); \
+    } \
+  } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* synthetic clips                                                           */
+
+typedef struct {
+  int w, h;          /* size */
+  double x, y;       /* top-left on frame 0 */
+  double vx, vy;     /* pixels per frame */
+  int z;             /* drawing order: higher in front */
+  guint seed;        /* texture */
+} Sprite;
+
+typedef struct {
+  int width, height;
+  int frames;
+  int interval;      /* detections on frames n % interval == 0 */
+  guint bg_seed;
+  const Sprite *sprites;
+  int n_sprites;
+} Clip;
+
+static guint8 tex (guint seed, int x, int y, int c)
+{
+  /* smooth stripes and blobs of a colour of the seed's, plus hashed noise */
+  guint h = (guint) (x * 73856093u) ^ (guint) (y * 19349663u) ^ (seed * 83492791u) ^ (guint) (c * 2654435761u);
+  h ^= h >> 13;
+  h *= 0x5bd1e995u;
+  h ^= h >> 15;
+  const double f = 0.15 + 0.05 * (seed % 5);
+  const double v = 128 + 70 * sin (f * x + seed + c) * cos (f * 0.7 * y + 2 * c + seed * 0.3) + (double) (h % 40) - 20;
+  return (guint8) CLAMP ((int) v, 0, 255);
+}
+
+static void sprite_at (const Sprite *s, int frame, double *x, double *y)
+{
+  *x = s->x + s->vx * frame;
+  *y = s->y + s->vy * frame;
+}
+
+/* Visible fraction of sprite i on a frame (inside the frame, not covered by
+ * sprites in front), by counting pixels. */
+static double visible_fraction (const Clip *c, int i, int frame)
+{
+  const Sprite *s = &c->sprites[i];
+  double sx, sy;
+  sprite_at (s, frame, &sx, &sy);
+  const int x0 = (int) floor (sx), y0 = (int) floor (sy);
+  int vis = 0;
+  for (int y = y0; y < y0 + s->h; y++)
+    for (int x = x0; x < x0 + s->w; x++) {
+      if (x < 0 || y < 0 || x >= c->width || y >= c->height)
+        continue;
+      gboolean covered = FALSE;
+      for (int j = 0; j < c->n_sprites && !covered; j++) {
+        if (c->sprites[j].z <= s->z)
+          continue;
+        double ox, oy;
+        sprite_at (&c->sprites[j], frame, &ox, &oy);
+        const int a = (int) floor (ox), b = (int) floor (oy);
+        covered = x >= a && x < a + c->sprites[j].w && y >= b && y < b + c->sprites[j].h;
+      }
+      vis += !covered;
+    }
+  return (double) vis / (s->w * s->h);
+}
+
+/* Frame `n` of the clip as RGBx. */
+static GstBuffer *render (const Clip *c, int n)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBx, c->width, c->height);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  GstMapInfo m;
+  gst_buffer_map (buf, &m, GST_MAP_WRITE);
+  const int stride = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+  for (int y = 0; y < c->height; y++)
+    for (int x = 0; x < c->width; x++) {
+      guint8 *p = m.data + y * stride + 4 * x;
+      /* the background drifts slowly, as under a panning camera */
+      for (int ch = 0; ch < 3; ch++)
+        p[ch] = tex (c->bg_seed, x + n / 4, y, ch);
+      p[3] = 255;
+    }
+  /* sprites back to front */
+  for (int z = -10; z <= 10; z++)
+    for (int i = 0; i < c->n_sprites; i++) {
+      const Sprite *s = &c->sprites[i];
+      if (s->z != z)
+        continue;
+      double sx, sy;
+      sprite_at (s, n, &sx, &sy);
+      const int x0 = (int) floor (sx), y0 = (int) floor (sy);
+      for (int y = 0; y < s->h; y++)
+        for (int x = 0; x < s->w; x++) {
+          const int fx = x0 + x, fy = y0 + y;
+          if (fx < 0 || fy < 0 || fx >= c->width || fy >= c->height)
+            continue;
+          guint8 *p = m.data + fy * stride + 4 * fx;
+          for (int ch = 0; ch < 3; ch++)
+            p[ch] = tex (s->seed, x, y, ch);
+        }
+    }
+  gst_buffer_unmap (buf, &m);
+  GST_BUFFER_PTS (buf) = n * GST_SECOND / 30;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+/* As gpudetect attaches them: one ROI per detected object. */
+static void add_detection (GstBuffer *buf, int fw, int fh, int x, int y, int w, int h, gint id)
+{
+  GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf, "object", x, y, w, h);
+  roi->id = id;
+  gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE,
+      (double) x / fw, "y_min", G_TYPE_DOUBLE, (double) y / fh, "x_max", G_TYPE_DOUBLE, (double) (x + w) / fw,
+      "y_max", G_TYPE_DOUBLE, (double) (y + h) / fh, "confidence", G_TYPE_DOUBLE, 0.8, "label_id", G_TYPE_INT, 0,
+      "label", G_TYPE_STRING, "object", NULL));
+}
+
+typedef struct {
+  int x, y, w, h;
+  gint id;
+} Hyp;
+
+static double iou (double ax, double ay, double aw, double ah, double bx, double by, double bw, double bh)
+{
+  const double x0 = MAX (ax, bx), y0 = MAX (ay, by), x1 = MIN (ax + aw, bx + bw), y1 = MIN (ay + ah, by + bh);
+  const double in = MAX (0, x1 - x0) * MAX (0, y1 - y0);
+  const double un = aw * ah + bw * bh - in;
+  return un > 0 ? in / un : 0;
+}
+
+/* The tracker's objects on an output buffer: every ROI with an object_id. */
+static int read_hyps (GstBuffer *buf, Hyp *out, int max)
+{
+  int n = 0;
+  gpointer state = NULL;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    GstStructure *o = gst_video_region_of_interest_meta_get_param (roi, "object_id");
+    if (!o || n >= max)
+      continue;
+    Hyp h = {(int) roi->x, (int) roi->y, (int) roi->w, (int) roi->h, -1};
+    fail_unless (gst_structure_get_int (o, "id", &h.id));
+    out[n++] = h;
+  }
+  return n;
+}
+
+typedef struct {
+  int gt, fn, fp, idsw, matched;
+  double mota;
+  double mean_iou;
+} Score;
+
+/* Runs the clip through gputrack (`props`) with detections of the visible
+ * sprites (at least half visible) on detection frames; scores the output
+ * against the sprites (CLEAR MOT: objects at least half visible are ground
+ * truth, matched to the tracker's boxes at IoU >= 0.5, greedily by IoU). */
+static Score run_clip (const Clip *c, const char *props)
+{
+  gchar *desc = g_strdup_printf ("gputrack %s", props);
+  GstHarness *h = gst_harness_new_parse (desc);
+  g_free (desc);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=RGBx,width=%d,height=%d,framerate=30/1", c->width, c->height);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+
+  Score s = {0};
+  double iou_sum = 0;
+  gint last_id[16];
+  for (int i = 0; i < 16; i++)
+    last_id[i] = -1;
+  for (int n = 0; n < c->frames; n++) {
+    GstBuffer *in = render (c, n);
+    gboolean vis[16];
+    for (int i = 0; i < c->n_sprites; i++)
+      vis[i] = visible_fraction (c, i, n) >= 0.5;
+    if (n % c->interval == 0) {
+      gint rid = 0;
+      for (int i = 0; i < c->n_sprites; i++) {
+        if (!vis[i])
+          continue;
+        double sx, sy;
+        sprite_at (&c->sprites[i], n, &sx, &sy);
+        /* the detector's box: clipped to the frame, a pixel of jitter */
+        int x0 = (int) floor (sx) + ((n / c->interval + i) % 3 - 1), y0 = (int) floor (sy);
+        int x1 = MIN (x0 + c->sprites[i].w, c->width), y1 = MIN (y0 + c->sprites[i].h, c->height);
+        x0 = MAX (x0, 0);
+        y0 = MAX (y0, 0);
+        add_detection (in, c->width, c->height, x0, y0, x1 - x0, y1 - y0, rid++);
+      }
+    }
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    Hyp hyps[32];
+    const int nh = read_hyps (out, hyps, 32);
+    /* roi->id unique in the buffer */
+    {
+      gpointer st = NULL;
+      GstMeta *meta;
+      guint64 seen = 0;
+      while ((meta = gst_buffer_iterate_meta_filtered (out, &st, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+        const gint id = ((GstVideoRegionOfInterestMeta *) meta)->id;
+        fail_unless (id >= 0 && id < 64 && !(seen & (G_GUINT64_CONSTANT (1) << id)), "roi id %d repeated", id);
+        seen |= G_GUINT64_CONSTANT (1) << id;
+      }
+    }
+    gboolean used[32] = {FALSE};
+    gboolean gt_done[16] = {FALSE};
+    /* greedy matching by IoU */
+    for (;;) {
+      double best = 0.5;
+      int bi = -1, bj = -1;
+      for (int i = 0; i < c->n_sprites; i++) {
+        if (!vis[i] || gt_done[i])
+          continue;
+        double sx, sy;
+        sprite_at (&c->sprites[i], n, &sx, &sy);
+        for (int j = 0; j < nh; j++) {
+          if (used[j])
+            continue;
+          /* ground truth clipped to the frame, as the tracker's boxes are */
+          const double gx0 = MAX (sx, 0), gy0 = MAX (sy, 0);
+          const double gx1 = MIN (sx + c->sprites[i].w, c->width), gy1 = MIN (sy + c->sprites[i].h, c->height);
+          const double v = iou (gx0, gy0, gx1 - gx0, gy1 - gy0, hyps[j].x, hyps[j].y, hyps[j].w, hyps[j].h);
+          if (v >= best) {
+            best = v;
+            bi = i;
+            bj = j;
+          }
+        }
+      }
+      if (bi < 0)
+        break;
+      gt_done[bi] = used[bj] = TRUE;
+      s.matched++;
+      iou_sum += best;
+      if (last_id[bi] >= 0 && last_id[bi] != hyps[bj].id) {
+        s.idsw++;
+        VERBOSE ("frame %d: sprite %d id %d -> %d", n, bi, last_id[bi], hyps[bj].id);
+      }
+      last_id[bi] = hyps[bj].id;
+    }
+    for (int i = 0; i < c->n_sprites; i++) {
+      s.gt += vis[i];
+      if (vis[i] && !gt_done[i]) {
+        s.fn++;
+        VERBOSE ("frame %d: sprite %d missed", n, i);
+      }
+    }
+    for (int j = 0; j < nh; j++)
+      if (!used[j]) {
+        s.fp++;
+        VERBOSE ("frame %d: false box %d,%d %dx%d id %d", n, hyps[j].x, hyps[j].y, hyps[j].w, hyps[j].h, hyps[j].id);
+      }
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+  s.mota = s.gt ? 1.0 - (double) (s.fn + s.fp + s.idsw) / s.gt : 0;
+  s.mean_iou = s.matched ? iou_sum / s.matched : 0;
+  VERBOSE ("gt %d fn %d fp %d idsw %d: MOTA %.3f, mean IoU %.3f", s.gt, s.fn, s.fp, s.idsw, s.mota, s.mean_iou);
+  return s;
+}
+
+/* Two sprites crossing over a textured background, one passing in front of
+ * the other; a third leaving the frame on the right; a fourth entering at
+ * the bottom. */
+static const Sprite crossing_sprites[] = {
+    {40, 40, 10, 100, 3.0, 0.2, 1, 11},
+    {40, 40, 270, 110, -3.0, -0.3, 0, 22},
+    {36, 48, 220, 20, 2.5, 0.5, 0, 33},
+    {44, 36, 150, 250, 0.5, -2.0, 0, 44},
+};
+static const Clip crossing = {320, 240, 90, 5, 7, crossing_sprites, G_N_ELEMENTS (crossing_sprites)};
+
+/* One sprite hidden behind another for longer than the detection interval. */
+static const Sprite occlusion_sprites[] = {
+    {56, 56, 130, 90, 0.0, 0.0, 2, 55},   /* a big static occluder in front */
+    {36, 36, 20, 100, 3.0, 0.0, 0, 66},   /* passes behind it */
+    {30, 30, 250, 30, -2.0, 1.3, 0, 77},
+};
+static const Clip occlusion = {320, 240, 100, 5, 9, occlusion_sprites, G_N_ELEMENTS (occlusion_sprites)};
+
+GST_START_TEST (test_synthetic_crossing)
+{
+  Score s = run_clip (&crossing, "");
+  printf ("crossing: %d ground-truth boxes, %d missed, %d false, %d id switches: MOTA %.3f, mean IoU %.3f\n", s.gt,
+      s.fn, s.fp, s.idsw, s.mota, s.mean_iou);
+  fail_unless (s.idsw == 0, "%d id switches", s.idsw);
+  fail_unless (s.mota >= 0.95, "MOTA %.3f", s.mota);
+  fail_unless (s.mean_iou >= 0.85, "mean IoU %.3f", s.mean_iou);
+  /* the same clip with IoU association alone (no search) misses 4 frames in 5 */
+  Score z = run_clip (&crossing, "tracking-type=zero-term");
+  printf ("crossing, zero-term: MOTA %.3f\n", z.mota);
+  fail_unless (z.mota < 0.5, "zero-term MOTA %.3f", z.mota);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_synthetic_occlusion)
+{
+  Score s = run_clip (&occlusion, "");
+  printf ("occlusion: %d ground-truth boxes, %d missed, %d false, %d id switches: MOTA %.3f, mean IoU %.3f\n", s.gt,
+      s.fn, s.fp, s.idsw, s.mota, s.mean_iou);
+  fail_unless (s.idsw == 0, "%d id switches", s.idsw);
+  fail_unless (s.mota >= 0.9, "MOTA %.3f", s.mota);
+}
+GST_END_TEST;
+
+
+/* A static textured sprite detected on frame 0 only, in every input format:
+ * one id on every frame, the box where the sprite is, the metadata contract
+ * on detected and on tracked frames. */
+GST_START_TEST (test_formats_and_metadata)
+{
+  const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+      GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx};
+  static const Sprite one[] = {{48, 40, 100, 60, 2.0, 1.0, 0, 5}};
+  const Clip c = {256, 192, 8, 1000, 3, one, 1};
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstHarness *h = gst_harness_new_parse ("gputrack message-mode=every-frame");
+    gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1",
+        gst_video_format_to_string (formats[f]), c.width, c.height);
+    gst_harness_set_src_caps_str (h, caps);
+    g_free (caps);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    GstVideoInfo rgb, info;
+    gst_video_info_set_format (&rgb, GST_VIDEO_FORMAT_RGBx, c.width, c.height);
+    gst_video_info_set_format (&info, formats[f], c.width, c.height);
+    gint id = -1;
+    for (int n = 0; n < c.frames; n++) {
+      GstBuffer *src = render (&c, n);
+      GstBuffer *in = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+      GstVideoFrame a, b;
+      fail_unless (gst_video_frame_map (&a, &rgb, src, GST_MAP_READ));
+      fail_unless (gst_video_frame_map (&b, &info, in, GST_MAP_WRITE));
+      GstVideoConverter *conv = gst_video_converter_new (&rgb, &info, NULL);
+      gst_video_converter_frame (conv, &a, &b);
+      gst_video_converter_free (conv);
+      gst_video_frame_unmap (&a);
+      gst_video_frame_unmap (&b);
+      gst_buffer_unref (src);
+      GST_BUFFER_PTS (in) = n * GST_SECOND / 30;
+      if (n == 0)
+        add_detection (in, c.width, c.height, 100, 60, 48, 40, 0);
+      fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+      GstBuffer *out = gst_harness_pull (h);
+      fail_unless_equals_int (gst_buffer_get_n_meta (out, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), 1);
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+      fail_unless (roi != NULL, "%s frame %d: no roi with id 0", gst_video_format_to_string (formats[f]), n);
+      fail_unless_equals_string (g_quark_to_string (roi->roi_type), "object");
+      GstStructure *o = gst_video_region_of_interest_meta_get_param (roi, "object_id");
+      GstStructure *t = gst_video_region_of_interest_meta_get_param (roi, "tracking");
+      GstStructure *d = gst_video_region_of_interest_meta_get_param (roi, "detection");
+      fail_unless (o != NULL && t != NULL && d != NULL);
+      gint this_id = -1, label_id = -1, since = -1;
+      gdouble conf = -1, det_conf = -1, x_min = -1;
+      fail_unless (gst_structure_get_int (o, "id", &this_id));
+      fail_unless (gst_structure_get (t, "confidence", G_TYPE_DOUBLE, &conf, "frames-since-detection", G_TYPE_INT,
+          &since, NULL));
+      fail_unless (gst_structure_get (d, "confidence", G_TYPE_DOUBLE, &det_conf, "label_id", G_TYPE_INT, &label_id,
+          "x_min", G_TYPE_DOUBLE, &x_min, NULL));
+      fail_unless_equals_string (gst_structure_get_string (d, "label"), "object");
+      fail_unless (fabs (det_conf - 0.8) < 1e-9 && label_id == 0);
+      fail_unless (fabs (x_min - (double) roi->x / c.width) < 1e-9);
+      fail_unless_equals_int (since, n);
+      fail_unless (conf >= 0.4 && conf <= 1.0, "confidence %f", conf);
+      if (id < 0)
+        id = this_id;
+      fail_unless_equals_int (this_id, id);
+      double sx, sy;
+      sprite_at (&one[0], n, &sx, &sy);
+      const double v = iou (sx, sy, 48, 40, roi->x, roi->y, roi->w, roi->h);
+      fail_unless (v >= 0.8, "%s frame %d: IoU %.3f (box %u,%u)", gst_video_format_to_string (formats[f]), n, v,
+          roi->x, roi->y);
+      /* the element message */
+      GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+      fail_unless (msg != NULL);
+      const GstStructure *ms = gst_message_get_structure (msg);
+      fail_unless (gst_structure_has_name (ms, "gputrack"));
+      const GValue *objs = gst_structure_get_value (ms, "objects");
+      fail_unless (objs != NULL && gst_value_list_get_size (objs) == 1);
+      const GstStructure *mo = gst_value_get_structure (gst_value_list_get_value (objs, 0));
+      guint mid = 0, mx = 0;
+      gboolean detected = FALSE;
+      fail_unless (gst_structure_get (mo, "id", G_TYPE_UINT, &mid, "detected", G_TYPE_BOOLEAN, &detected, "x",
+          G_TYPE_UINT, &mx, NULL));
+      fail_unless (mid == (guint) id && detected == (n == 0) && mx == roi->x);
+      gst_message_unref (msg);
+      gst_buffer_unref (out);
+    }
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
+/* zero-term: ids by IoU on frames with detections, nothing added between */
+GST_START_TEST (test_zero_term)
+{
+  static const Sprite one[] = {{40, 40, 50, 50, 3.0, 0.0, 0, 8}};
+  const Clip c = {200, 150, 11, 5, 3, one, 1};
+  GstHarness *h = gst_harness_new_parse ("gputrack tracking-type=zero-term");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBx,width=200,height=150,framerate=30/1");
+  gint id = -1;
+  for (int n = 0; n < c.frames; n++) {
+    GstBuffer *in = render (&c, n);
+    if (n % 5 == 0)
+      add_detection (in, c.width, c.height, 50 + 3 * n, 50, 40, 40, 0);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull (h);
+    Hyp hy[4];
+    const int nh = read_hyps (out, hy, 4);
+    fail_unless_equals_int (nh, n % 5 == 0 ? 1 : 0);
+    if (nh) {
+      if (id < 0)
+        id = hy[0].id;
+      fail_unless_equals_int (hy[0].id, id);
+    }
+    gst_buffer_unref (out);
+  }
+  gchar *name = NULL;
+  GstElement *t = gst_harness_find_element (h, "gputrack");
+  g_object_get (t, "device-name", &name, NULL);
+  gst_object_unref (t);
+  fail_unless (name == NULL, "zero-term opened a device: %s", name);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_errors)
+{
+  GstElement *e = gst_element_factory_make ("gputrack", NULL);
+  g_object_set (e, "device", "no-such-opencl-device", NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (err->domain == GST_RESOURCE_ERROR && err->code == GST_RESOURCE_ERROR_OPEN_READ_WRITE, "%s", err->message);
+  fail_unless (dbg && strstr (dbg, "no-such-opencl-device"), "%s", dbg);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+GST_END_TEST;
+
+/* gpudetect and gputrack in one pipeline share one OpenCL device: one
+ * have-context message, the same context on both elements. */
+GST_START_TEST (test_shared_context)
+{
+  GstElement *p = gst_parse_launch ("videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=160,height=120 ! "
+      "gpudetect name=d ! gputrack name=t ! fakesink", NULL);
+  fail_unless (p != NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PLAYING), GST_STATE_CHANGE_ASYNC);
+  int have = 0, need = 0;
+  for (;;) {
+    GstMessage *m = gst_bus_timed_pop (bus, 60 * GST_SECOND);
+    fail_unless (m != NULL);
+    const GstMessageType type = GST_MESSAGE_TYPE (m);
+    if (type == GST_MESSAGE_HAVE_CONTEXT) {
+      GstContext *ctx = NULL;
+      gst_message_parse_have_context (m, &ctx);
+      have += g_strcmp0 (gst_context_get_context_type (ctx), "gpudetect.cl.device") == 0;
+      gst_context_unref (ctx);
+    } else if (type == GST_MESSAGE_NEED_CONTEXT) {
+      const gchar *t = NULL;
+      gst_message_parse_context_type (m, &t);
+      need += g_strcmp0 (t, "gpudetect.cl.device") == 0;
+    }
+    fail_if (type == GST_MESSAGE_ERROR);
+    gst_message_unref (m);
+    if (type == GST_MESSAGE_EOS)
+      break;
+  }
+  fail_unless_equals_int (have, 1);
+  fail_unless_equals_int (need, 1); /* the first element asks the application, the second its peer */
+  GstElement *d = gst_bin_get_by_name (GST_BIN (p), "d"), *t = gst_bin_get_by_name (GST_BIN (p), "t");
+  GstContext *cd = gst_element_get_context (d, "gpudetect.cl.device");
+  GstContext *ct = gst_element_get_context (t, "gpudetect.cl.device");
+  fail_unless (cd != NULL && ct != NULL);
+  fail_unless_equals_string (gst_structure_get_string (gst_context_get_structure (cd), "name"),
+      gst_structure_get_string (gst_context_get_structure (ct), "name"));
+  gchar *dn = NULL, *tn = NULL;
+  g_object_get (d, "device-name", &dn, NULL);
+  g_object_get (t, "device-name", &tn, NULL);
+  fail_unless (dn && tn && strcmp (dn, tn) == 0);
+  g_free (dn);
+  g_free (tn);
+  gst_context_unref (cd);
+  gst_context_unref (ct);
+  gst_object_unref (d);
+  gst_object_unref (t);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+GST_END_TEST;
+
+static Suite *gputrack_suite (void)
+{
+  Suite *s = suite_create ("gputrack");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_synthetic_crossing);
+  tcase_add_test (tc, test_synthetic_occlusion);
+  tcase_add_test (tc, test_formats_and_metadata);
+  tcase_add_test (tc, test_zero_term);
+  tcase_add_test (tc, test_errors);
+  tcase_add_test (tc, test_shared_context);
+  return s;
+}
+
+GST_CHECK_MAIN (gputrack);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# gputrack's template search on one device: the two standard cases, 110 frames
+# each (medians of the last 100), and the plain C++ loop on every CPU core.
+#   tools/run-track-benchmarks.sh OUTDIR TAG [--device SEL] [more gpudetect-bench-track options]
+# writes OUTDIR/bench-track-TAG.txt (docs/tracking.md holds the tables).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: $0 OUTDIR TAG [options]}
+tag=${2:?usage: $0 OUTDIR TAG [options]}
+shift 2
+bench="$root/build/tools/gpudetect-bench-track"
+mkdir -p "$out"
+{
+  # 1000 templates of 16x16 in 143x143 search areas (128 x 128 offsets each) of a 1080p frame
+  "$bench" --templates 1000 --template 16 --area 143 --frame 1920x1080 --frames 100 --warmup 10 --cpu-frames 3 "$@"
+  echo
+  # 100 tracks of 32x32 searched +-32 px (65 x 65 offsets) in a 1080p frame
+  "$bench" --templates 100 --template 32 --radius 32 --frame 1920x1080 --frames 100 --warmup 10 --cpu-frames 3 "$@"
+} | tee "$out/bench-track-$tag.txt"
