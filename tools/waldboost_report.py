@@ -40,9 +40,10 @@ def main():
     print("| model | divisors | 1080p-crowd device | lost | vga-faces device | lost |")
     print("|---|---|---|---|---|---|")
     for m in models:
-        files = sorted(glob.glob(f"{out}/wb-{tag}-divisors-{m}-*.json"))
+        prefix = f"{out}/wb-{tag}-divisors-{m}-"
+        files = sorted(p for p in glob.glob(prefix + "*.json") if p[len(prefix):-5].replace("-", "").isdigit())
         for p in files:
-            dv = p[len(f"{out}/wb-{tag}-divisors-{m}-"):-5].replace("-", ",")
+            dv = p[len(prefix):-5].replace("-", ",")
             _, rows = load(p)
             c, v = rows.get("1080p-crowd.pgm"), rows.get("vga-faces.pgm")
             print(f"| {m} | {dv} | {c['device_ms']:.3f} | {c['lost']} | {v['device_ms']:.3f} | {v['lost']} |")
@@ -52,8 +53,10 @@ def main():
     print("|---|---|---|---|---|---|")
     for m in models:
         best = None
-        for p in glob.glob(f"{out}/wb-{tag}-sync-{m}-*.json"):
-            f, s = p[len(f"{out}/wb-{tag}-sync-{m}-"):-5].split("-")
+        prefix = f"{out}/wb-{tag}-sync-{m}-"
+        files = [p for p in glob.glob(prefix + "*.json") if p[len(prefix):-5].replace("-", "").isdigit()]
+        for p in sorted(files, key=lambda p: [int(x) for x in p[len(prefix):-5].split("-")]):
+            f, s = p[len(prefix):-5].split("-")
             _, rows = load(p)
             c, e = rows["1080p-crowd.pgm"], rows["1080p-empty.pgm"]
             line = (int(f), int(s), c["device_ms"], e["device_ms"], c["lost"] + e["lost"])

@@ -5,6 +5,7 @@
 //
 //   gpudetect-eval-faces --data DIR [--model M]... [--opencv CASCADE]... [--scale-factor 1.1]
 //                        [--min-neighbors 3] [--min-size 24] [--device D] [--threshold T] [--iou X]
+//                        [--verbose 1]   (every false positive and miss)
 //
 // A detection matches a labelled face when its centre lies within 0.3 of the
 // face's width and 0.35 of its height from the face's centre and its width
@@ -64,6 +65,7 @@ bool ignorable (const Box &d, const std::vector<Box> &ignore) {
 }
 
 double g_iou = 0; // match by IoU at least this, instead of by centre and size
+bool g_verbose = false; // print every false positive and miss
 
 // How well a detection matches a face (higher is better), or a negative
 // number when it does not.
@@ -103,8 +105,17 @@ void score (const std::vector<Box> &dets, const LabelledImage &li, Tally *t) {
     }
   }
   for (size_t d = 0; d < dets.size (); d++)
-    if (!used_d[d] && !ignorable (dets[d], li.ignore))
+    if (!used_d[d] && !ignorable (dets[d], li.ignore)) {
       t->fp++;
+      if (g_verbose)
+        std::printf ("%s: false positive %s at %.0f,%.0f %.0fx%.0f\n", t->name.c_str (), li.path.c_str (), dets[d].x,
+                     dets[d].y, dets[d].w, dets[d].h);
+    }
+  if (g_verbose)
+    for (size_t f = 0; f < li.faces.size (); f++)
+      if (!used_f[f])
+        std::printf ("%s: missed %s at %.0f,%.0f %.0fx%.0f\n", t->name.c_str (), li.path.c_str (), li.faces[f].x,
+                     li.faces[f].y, li.faces[f].w, li.faces[f].h);
 }
 
 } // namespace
@@ -140,6 +151,8 @@ int main (int argc, char **argv) {
       threshold = std::atof (v);
     else if (a == "--iou")
       g_iou = std::atof (v);
+    else if (a == "--verbose")
+      g_verbose = std::atoi (v) != 0;
     else {
       std::fprintf (stderr, "unknown option %s\n", a.c_str ());
       return 2;
@@ -147,7 +160,7 @@ int main (int argc, char **argv) {
   }
   if (data.empty () || (models.empty () && cascades.empty ())) {
     std::fprintf (stderr, "usage: gpudetect-eval-faces --data DIR [--model M]... [--opencv CASCADE]... "
-                          "[--scale-factor F] [--min-neighbors N] [--min-size S] [--device D] [--threshold T] [--iou X]\n");
+                          "[--scale-factor F] [--min-neighbors N] [--min-size S] [--device D] [--threshold T] [--iou X] [--verbose 1]\n");
     return 2;
   }
   std::vector<LabelledImage> images;

@@ -19,9 +19,12 @@ train="$build/tools/train/gpudetect-train-waldboost"
 # that could drift.
 common=(--data "$data" --window 24 --max-block 8 --positives-per-face 12 --negatives 8000 --mine-windows 3e9 --device auto
         --seed 1 --threads "$(nproc)")
-"$train" "${common[@]}" --stages 1024 --alpha 0.01 --name frontalface --out "$out/waldboost-frontalface.xml" |
+# --divisors, --sync-first, --sync-step: the GPU schedule stored with each model, the fastest of
+# tools/run-waldboost-benchmarks.sh on an H100 (docs/waldboost.md); they do not change the training.
+"$train" "${common[@]}" --stages 1024 --alpha 0.01 --name frontalface --divisors 4,4,4,4 --sync-first 8 \
+  --sync-step 2 --out "$out/waldboost-frontalface.xml" |
   tee "$data/waldboost-frontalface.train.log"
-"$train" "${common[@]}" --stages 1024 --alpha 0.2 --name frontalface-fast \
-  --out "$out/waldboost-frontalface-fast.xml" | tee "$data/waldboost-frontalface-fast.train.log"
+"$train" "${common[@]}" --stages 1024 --alpha 0.2 --name frontalface-fast --divisors 8,4,4 --sync-first 2 \
+  --sync-step 4 --out "$out/waldboost-frontalface-fast.xml" | tee "$data/waldboost-frontalface-fast.train.log"
 "$build/tools/train/gpudetect-eval-faces" --data "$data" --model "$out/waldboost-frontalface.xml" \
   --model "$out/waldboost-frontalface-fast.xml" --opencv lbp-frontalface-improved

@@ -296,6 +296,13 @@ GST_START_TEST (test_errors)
       "fakesink", bad);
   expect_error (desc, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ);
   g_free (desc);
+  /* a WaldBoost file whose stage lacks its 256 responses */
+  g_file_set_contents (bad, "<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"><stage posT=\"1e+50\" "
+      "negT=\"-1\"><HistogramWeakHypothesis predictionValues=\"1 2 3\"><LBPFeature positionX=\"0\" positionY=\"0\" "
+      "blockWidth=\"1\" blockHeight=\"1\"/></HistogramWeakHypothesis></stage></WaldBoostClassifier>", -1, NULL);
+  desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=%s ! fakesink", bad);
+  expect_error (desc, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ);
+  g_free (desc);
   g_unlink (bad);
   g_free (bad);
   expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect device=no-such-device ! fakesink",
@@ -309,6 +316,50 @@ GST_START_TEST (test_errors)
   /* unsupported caps never reach it: negotiation fails (not-negotiated flow error) */
   expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=YUY2 ! gpudetect ! fakesink", GST_STREAM_ERROR,
       GST_STREAM_ERROR_FAILED);
+}
+GST_END_TEST;
+
+/* The project's WaldBoost face model (models/waldboost-frontalface*.xml), by
+ * short name: the test image's one face, where OpenCV's LBP cascade puts it
+ * (IoU >= 0.5 with 88, 73, 90 x 90), with its "detection" parameters; every
+ * format; `threshold` (the final sum) high enough leaves nothing. */
+GST_START_TEST (test_waldboost_model)
+{
+  const char *models[] = {"waldboost-frontalface", "waldboost-frontalface-fast"};
+  const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_BGRx};
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++) {
+    for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+      gchar *props = g_strdup_printf ("model=%s min-size-width=24 min-size-height=24 max-in-flight=2", models[m]);
+      GstHarness *h = new_harness (props, formats[i], face_image.width, face_image.height);
+      g_free (props);
+      fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, formats[i], 0)), GST_FLOW_OK);
+      gst_harness_push_event (h, gst_event_new_eos ());
+      GstBuffer *out = gst_harness_pull (h);
+      fail_unless (out != NULL);
+      fail_unless_equals_int (count_rois (out), 1);
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+      fail_unless_equals_string (g_quark_to_string (roi->roi_type), "face");
+      const double ix = MAX (0, MIN (roi->x + (int) roi->w, 88 + 90) - MAX ((int) roi->x, 88));
+      const double iy = MAX (0, MIN (roi->y + (int) roi->h, 73 + 90) - MAX ((int) roi->y, 73));
+      const double iou = ix * iy / ((double) roi->w * roi->h + 90 * 90 - ix * iy);
+      fail_unless (iou >= 0.5, "%s: face at %u,%u %ux%u (IoU %.2f)", models[m], roi->x, roi->y, roi->w, roi->h, iou);
+      GstStructure *s = gst_video_region_of_interest_meta_get_param (roi, "detection");
+      gdouble conf;
+      fail_unless (s != NULL && gst_structure_get_double (s, "confidence", &conf));
+      fail_unless (conf > 0 && conf <= 1.0, "confidence %f", conf);
+      fail_unless_equals_string (gst_structure_get_string (s, "label"), "face");
+      gst_buffer_unref (out);
+      gst_harness_teardown (h);
+    }
+    gchar *props = g_strdup_printf ("model=%s threshold=1e6 max-in-flight=1", models[m]);
+    GstHarness *h = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+    g_free (props);
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull (h);
+    fail_unless_equals_int (count_rois (out), 0);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
 }
 GST_END_TEST;
 
@@ -492,6 +543,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_messages_and_latency);
   tcase_add_test (tc, test_pipeline_1080p_flushes);
   tcase_add_test (tc, test_upload_pool);
+  tcase_add_test (tc, test_waldboost_model);
   return s;
 }
 
