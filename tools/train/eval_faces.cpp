@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,31 @@ void score (const std::vector<Box> &dets, const LabelledImage &li, Tally *t) {
                      li.faces[f].y, li.faces[f].w, li.faces[f].h);
 }
 
+// Runs `detect` on every image (labelled ones first, then the `n_faces`..
+// face-free ones) and scores it; an empty name on failure.
+Tally run (const std::string &name, const std::vector<LabelledImage> &images, size_t n_faces,
+           const std::function<std::string (Image &, std::vector<Box> *)> &detect) {
+  Tally t;
+  t.name = name;
+  for (size_t i = 0; i < images.size (); i++) {
+    Image img;
+    std::vector<Box> boxes;
+    std::string e = read_pgm (images[i].path, &img);
+    if (e.empty ())
+      e = detect (img, &boxes);
+    if (!e.empty ()) {
+      std::fprintf (stderr, "%s: %s: %s\n", name.c_str (), images[i].path.c_str (), e.c_str ());
+      return {};
+    }
+    const int fp0 = t.fp;
+    score (boxes, images[i], &t);
+    (i < n_faces ? t.images : t.negative_images)++;
+    if (i >= n_faces)
+      t.fp_on_negatives += t.fp - fp0;
+  }
+  return t;
+}
+
 } // namespace
 
 int main (int argc, char **argv) {
@@ -191,29 +217,15 @@ int main (int argc, char **argv) {
       std::fprintf (stderr, "%s: %s\n", m.c_str (), err.c_str ());
       return 1;
     }
-    Tally t;
-    t.name = "gpudetect " + m;
-    for (size_t i = 0; i < images.size (); i++) {
-      Image img;
-      if (std::string e = read_pgm (images[i].path, &img); !e.empty ()) {
-        std::fprintf (stderr, "%s\n", e.c_str ());
-        return 1;
-      }
-      Frame f{img.px.data (), img.width, img.height, img.width, PixelFormat::Gray8};
+    Tally t = run ("gpudetect " + m, images, n_faces_images, [&] (Image &img, std::vector<Box> *boxes) {
       FrameResult r;
-      if (std::string e = det->detect (f, &r); !e.empty ()) {
-        std::fprintf (stderr, "%s: %s\n", images[i].path.c_str (), e.c_str ());
-        return 1;
-      }
-      std::vector<Box> boxes;
+      const std::string e = det->detect ({img.px.data (), img.width, img.height, img.width, PixelFormat::Gray8}, &r);
       for (const Detection &d : r.objects)
-        boxes.push_back ({double (d.rect.x), double (d.rect.y), double (d.rect.width), double (d.rect.height)});
-      const int fp0 = t.fp;
-      score (boxes, images[i], &t);
-      (i < n_faces_images ? t.images : t.negative_images)++;
-      if (i >= n_faces_images)
-        t.fp_on_negatives += t.fp - fp0;
-    }
+        boxes->push_back ({double (d.rect.x), double (d.rect.y), double (d.rect.width), double (d.rect.height)});
+      return e;
+    });
+    if (t.name.empty ())
+      return 1;
     tallies.push_back (t);
   }
   for (const std::string &c : cascades) {
@@ -223,26 +235,16 @@ int main (int argc, char **argv) {
       std::fprintf (stderr, "cannot load OpenCV cascade %s\n", c.c_str ());
       return 1;
     }
-    Tally t;
-    t.name = "OpenCV " + c;
-    for (size_t i = 0; i < images.size (); i++) {
-      Image img;
-      if (std::string e = read_pgm (images[i].path, &img); !e.empty ()) {
-        std::fprintf (stderr, "%s\n", e.c_str ());
-        return 1;
-      }
+    Tally t = run ("OpenCV " + c, images, n_faces_images, [&] (Image &img, std::vector<Box> *boxes) {
       cv::Mat m (img.height, img.width, CV_8UC1, img.px.data ());
       std::vector<cv::Rect> found;
       cc.detectMultiScale (m, found, scale_factor, min_neighbors, 0, cv::Size (min_size, min_size));
-      std::vector<Box> boxes;
       for (const cv::Rect &r : found)
-        boxes.push_back ({double (r.x), double (r.y), double (r.width), double (r.height)});
-      const int fp0 = t.fp;
-      score (boxes, images[i], &t);
-      (i < n_faces_images ? t.images : t.negative_images)++;
-      if (i >= n_faces_images)
-        t.fp_on_negatives += t.fp - fp0;
-    }
+        boxes->push_back ({double (r.x), double (r.y), double (r.width), double (r.height)});
+      return std::string ();
+    });
+    if (t.name.empty ())
+      return 1;
     tallies.push_back (t);
   }
   std::printf ("%zu images with %d labelled faces, %zu face-free images; scale factor %g, min neighbours %d, "
