@@ -1,10 +1,11 @@
 // The random-forest cascade's file format (families/forest/csv.cpp): a small
-// model read field by field, written back exactly, found by name; malformed,
-// truncated and hostile files refused with a message naming the line and
-// column; the fixed-point arithmetic's definitions.
+// model read field by field, written back exactly, found by the registry and
+// by name; malformed, truncated and hostile files refused with a message
+// naming the line and column; the fixed-point arithmetic's definitions.
 #include "check.h"
 #include "core/models.h"
 #include "families/forest/model.h"
+#include "families/registry.h"
 
 #include <cmath>
 #include <cstdio>
@@ -202,8 +203,19 @@ void test_fixed_point () {
   CHECK (forest_final (0.5) == (int64_t (1) << 31) && forest_final (-0.5) == -(int64_t (1) << 31));
 }
 
-void test_names () {
-  std::string e;
+void test_registry () {
+  std::unique_ptr<Family> f;
+  std::string e = load_family_text ("models/frontalface.forest", kModel, &f);
+  CHECK_MSG (e.empty () && f, "%s", e.c_str ());
+  if (f) {
+    CHECK (f->info ().family == "forest" && f->info ().label == "face" && f->info ().window.width == 8 &&
+           f->info ().window.height == 6);
+    CHECK (std::string (f->threshold_meaning ()).find ("final sum") != std::string::npos);
+  }
+  f.reset ();
+  e = load_family_text ("x.forest", replace (kModel, "0,1,-0.5", "0,9,-0.5"), &f);
+  CHECK_MSG (e.rfind ("model file 'x.forest': line 15: stage 1", 0) == 0 && !f, "%s", e.c_str ());
+  CHECK (known_model_formats ().find ("gpudetect-forest 1") != std::string::npos);
   // found by file name and by stem in a directory of the search path
   char dir[] = "/tmp/gpudetect-forest-models-XXXXXX";
   CHECK (mkdtemp (dir) != nullptr);
@@ -233,6 +245,6 @@ int main () {
   test_reads ();
   test_refuses ();
   test_fixed_point ();
-  test_names ();
+  test_registry ();
   return finish ();
 }

@@ -182,6 +182,8 @@ int main () {
     run_case ("forest: 2^22 nodes in stages", "gpudetect-forest 1\nwindow 20 20\nshrink 2\nlevels-per-octave 8\n"
               "nodes 128\n[trees]\n" + repeat (leaf.substr (0, leaf.size () - 1) + ",", leaf.size () * 128 * 8 - 1).substr (0, leaf.size () * 128 - 1) + "\n" +
               "[stages]\n" + repeat ("0,0,-inf\n", 9 * 32769), forest, "more than 4194304 nodes in all");
+    run_case ("registry: 2^20 forest trees", head + repeat (leaf, leaf.size () * (1 << 20)) + "[stages]\n0,0,0\n",
+              registry, "");
   }
 
   // 10 MiB in one place.
