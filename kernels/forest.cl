@@ -33,7 +33,7 @@
  *   through its stages in order, nodes read from global memory.
  *
  * Build options: -D FOREST_K (nodes a tree), -D FOREST_B0, -D FOREST_B1 (the
- * blur's outer and centre weights in 16ths), -D FOREST_M (shrink), -D
+ * blur's outer and centre weights in 16ths), -D
  * FOREST_LANES (work-items a cell row in the preprocessing), -D
  * FOREST_LOCAL_NODES (GPU schedule: nodes a chunk holds).
  */
@@ -82,11 +82,12 @@ forest_blur_frame (__global const uchar *src, int src_stride, int src_bpp, int4 
 
 /* Level descriptors: int8 x0, y0 (the plane's origin in the atlas), cells
  * across, cells down, nx, ny (window grid), first_window, 0.  cell_rows: one
- * entry per cell row of every level, level | row << 10. */
+ * entry per cell row of every level, level | row << 10.  M: the shrink (a
+ * cell is M x M level pixels). */
 __kernel void
 forest_shrink (__global const ushort *blurred, int width, __global const int8 *levels, __global const int *xtab,
                __global const int *ytab, __global const int *xfirst, __global const int *yfirst,
-               __global const int *cell_rows, int nrows, __global int *raw, int stride)
+               __global const int *cell_rows, int nrows, int M, __global int *raw, int stride)
 {
   const int gid = get_global_id (0);
   const int r = gid / FOREST_LANES, lane = gid - r * FOREST_LANES;
@@ -96,17 +97,17 @@ forest_shrink (__global const ushort *blurred, int width, __global const int8 *l
   const int li = m & 1023, cy = m >> 10;
   const int8 L = levels[li];
   __global const int *xt = xtab + xfirst[li];
-  __global const int *yt = ytab + yfirst[li] + cy * FOREST_M;
+  __global const int *yt = ytab + yfirst[li] + cy * M;
   __global int *out = raw + (size_t) (L.s1 + cy) * stride + L.s0;
   for (int cx = lane; cx < L.s2; cx += FOREST_LANES) {
     uint s = 0;
-    for (int dy = 0; dy < FOREST_M; dy++) {
+    for (int dy = 0; dy < M; dy++) {
       const int ye = yt[dy];
       const uint cy1 = ye & 511, cy0 = 256u - cy1;
       __global const ushort *row0 = blurred + (size_t) (ye >> 9) * width;
       __global const ushort *row1 = cy1 ? row0 + width : row0;
-      for (int dx = 0; dx < FOREST_M; dx++) {
-        const int xe = xt[cx * FOREST_M + dx], sx = xe >> 9;
+      for (int dx = 0; dx < M; dx++) {
+        const int xe = xt[cx * M + dx], sx = xe >> 9;
         const uint cx1 = xe & 511, cx0 = 256u - cx1;
         const uint h0 = row0[sx] * cx0 + (cx1 ? row0[sx + 1] * cx1 : 0u);
         const uint h1 = row1[sx] * cx0 + (cx1 ? row1[sx + 1] * cx1 : 0u);

@@ -254,9 +254,11 @@ struct Reference {
 
 void compare (const std::string &what, const std::string &model_path, const ForestModel &m,
               const std::vector<Grey> &images, const std::vector<std::string> &names, const std::string &tuning,
-              Reference *refs, Totals *t) {
+              Reference *refs, Totals *t, int shrink = 0, int levels_per_octave = 0) {
   DetectorConfig cfg;
   cfg.model = model_path;
+  cfg.shrink = shrink;
+  cfg.levels_per_octave = levels_per_octave;
   cfg.min_neighbors = 0;
   cfg.slots = 1;
   cfg.hit_capacity = 1 << 20;
@@ -337,6 +339,7 @@ int main (int argc, char **argv) {
     std::string name, path;
     ForestModel model;
     std::vector<std::string> tunings;
+    int shrink = 0, levels_per_octave = 0; // the detector's overrides
   };
   std::vector<Case> cases;
   // keep: early stages reject more, late ones little, some never
@@ -387,6 +390,16 @@ int main (int argc, char **argv) {
     c.tunings = {"schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=2,3"};
     cases.push_back (c);
   }
+  // The model's shrink and levels per octave overridden (the element's shrink
+  // and levels-per-octave properties): the window keeps its cells.
+  for (const auto &[from, shrink, lpo] : {std::tuple (size_t (0), 3, 6), std::tuple (size_t (1), 1, 2)}) {
+    Case c = cases[from];
+    c.name += ", M " + std::to_string (shrink) + " N " + std::to_string (lpo);
+    c.shrink = shrink;
+    c.levels_per_octave = lpo;
+    c.tunings = {"schedule=cpu", "schedule=gpu"};
+    cases.push_back (c);
+  }
   for (Case &c : cases) {
     const std::string text = write_forest (c.model);
     ForestModel back;
@@ -398,6 +411,10 @@ int main (int argc, char **argv) {
   }
   if (!write_dir.empty ()) {
     for (const Case &c : cases) {
+      if (c.shrink || c.levels_per_octave) { // the same model
+        unlink (c.path.c_str ());
+        continue;
+      }
       const std::string out = write_dir + "/" + c.model.name + ".forest";
       std::FILE *f = std::fopen (out.c_str (), "w");
       const std::string text = write_forest (c.model);
@@ -411,8 +428,17 @@ int main (int argc, char **argv) {
   Totals t;
   for (const Case &c : cases) {
     Reference refs;
+    // the model the reference evaluates: the pyramid as overridden
+    ForestModel m = c.model;
+    if (c.shrink) {
+      m.window_width = c.model.cells_x () * c.shrink;
+      m.window_height = c.model.cells_y () * c.shrink;
+      m.shrink = c.shrink;
+    }
+    if (c.levels_per_octave)
+      m.levels_per_octave = c.levels_per_octave;
     for (const std::string &tuning : c.tunings)
-      compare (c.name, c.path, c.model, images, names, tuning, &refs, &t);
+      compare (c.name, c.path, m, images, names, tuning, &refs, &t, c.shrink, c.levels_per_octave);
   }
   for (const Case &c : cases)
     unlink (c.path.c_str ());

@@ -525,6 +525,30 @@ GST_START_TEST (test_forest_model)
   }
   gst_harness_teardown (h);
   g_free (props);
+  /* the pyramid overridden: blocks of 4 x 4 pixels (a window of 40 x 40),
+   * 2 levels an octave */
+  props = g_strdup_printf ("name=det model=%s min-neighbors=0 shrink=4 levels-per-octave=2", path);
+  h = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+  guint shrink = 0, lpo = 0;
+  GstElement *det = gst_bin_get_by_name (GST_BIN (h->element), "det");
+  fail_unless (det != NULL);
+  g_object_get (det, "shrink", &shrink, "levels-per-octave", &lpo, NULL);
+  gst_object_unref (det);
+  fail_unless (shrink == 4 && lpo == 2);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  {
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless (count_rois (b) >= 1);
+    for (guint k = 0; k < count_rois (b); k++) {
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (b, (gint) k);
+      /* levels 2^(k/2): windows of 40, 57, 80, ... pixels (clipped at the frame's edge) */
+      fail_unless (roi->w >= 40 || roi->x + roi->w == (guint) face_image.width, "a window of %u", roi->w);
+    }
+    gst_buffer_unref (b);
+  }
+  gst_harness_teardown (h);
+  g_free (props);
   /* a final threshold no sum reaches (the stump's is at most 1): nothing */
   props = g_strdup_printf ("model=%s min-neighbors=0 threshold=1.5", path);
   h = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);

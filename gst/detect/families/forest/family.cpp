@@ -56,9 +56,13 @@ public:
 
   cl::Error program (const BuildEnv &env, ProgramSpec *out) override;
   cl::Error setup (const BuildEnv &env, const cl::Program &program) override;
+  // The model's pyramid, or the one the search parameters ask for: the
+  // window keeps its cells, M' x M' pixels each.
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
-    return plan_pyramid_octaves (width, height, model_.window_width, model_.window_height, model_.levels_per_octave,
-                                 model_.shrink, p.min_size, p.max_size);
+    const int m = p.shrink > 0 ? p.shrink : model_.shrink;
+    return plan_pyramid_octaves (width, height, model_.cells_x () * m, model_.cells_y () * m,
+                                 p.levels_per_octave > 0 ? p.levels_per_octave : model_.levels_per_octave, m,
+                                 p.min_size, p.max_size);
   }
   cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                       const SearchParams &p) override;
@@ -107,8 +111,7 @@ cl::Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
   lanes_ = gpu_schedule_ ? 32 : 1;
   std::string opts = " -D FOREST_K=" + std::to_string (model_.nodes_per_tree) +
                      " -D FOREST_B0=" + std::to_string (model_.blur[0]) + " -D FOREST_B1=" +
-                     std::to_string (model_.blur[1]) + " -D FOREST_M=" + std::to_string (model_.shrink) +
-                     " -D FOREST_LANES=" + std::to_string (lanes_) + " -D FOREST_LOCAL_NODES=" +
+                     std::to_string (model_.blur[1]) + " -D FOREST_LANES=" + std::to_string (lanes_) + " -D FOREST_LOCAL_NODES=" +
                      std::to_string (local_nodes_);
   // NVIDIA GPUs: the compaction's counts through warp votes (kernels/warp.cl),
   // retried without where the driver refuses the inline PTX.
@@ -242,8 +245,9 @@ cl::Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &
   bound_src_ = bound_cand_ = nullptr;
   GPUDETECT_CL_TRY (cl::set_args (blur_.get (), cl::Mem (), cl_int (layout.stride ()), cl_int (layout.bpp ()),
                                   rgb_offsets (layout.format), width, height, blurred_, counters_));
+  const cl_int shrink = g.levels.empty () ? 1 : g.levels[0].step;
   GPUDETECT_CL_TRY (cl::set_args (shrink_.get (), blurred_, width, levels_, xtab_, ytab_, xfirst_, yfirst_,
-                                  cell_rows_, cl_int (ncell_rows_), raw_, stride));
+                                  cell_rows_, cl_int (ncell_rows_), shrink, raw_, stride));
   GPUDETECT_CL_TRY (cl::set_args (cells_.get (), levels_, cell_rows_, cl_int (ncell_rows_), raw_, atlas_, stride));
   if (!gpu_schedule_) {
     GPUDETECT_CL_TRY (cl::set_args (rows_.get (), levels_, wrows_, cl_int (nwrows_), atlas_, stride, nodes_, stages_,
