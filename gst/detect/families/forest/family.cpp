@@ -254,21 +254,24 @@ cl::Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &
                                     cl_int (model_.stages.size ()), gamma_));
     return {};
   }
-  // list k: the windows alive before phase k + 1
+  // List k, the windows alive before phase k + 1, in buffer k % 2: phase k
+  // reads one and writes the other, so two buffers serve every phase (the
+  // counters stay one pair per list).
   const size_t phases = bounds_.size () - 1;
   const cl_uint cap = static_cast<cl_uint> (std::min<size_t> (std::max (nwindows_, 1), kMaxListItems));
-  lists_.resize (phases - 1);
+  lists_.resize (std::min<size_t> (phases - 1, 2));
   for (cl::Mem &m : lists_)
     if (cl::Error e = cl::make_buffer (dev, &m, cap * kItemBytes))
       return e;
+  auto list = [&] (size_t k) -> const cl::Mem & { return lists_[k % 2]; };
   auto last = [&] (size_t k) { return cl_int (k + 1 == phases); };
   GPUDETECT_CL_TRY (cl::set_args (first_.get (), levels_, segs_, atlas_, stride, nodes_, stages_, chunks_,
                                   cl_int (phase_chunk[0]), cl_int (phase_chunk[1]), last (0), gamma_,
-                                  phases > 1 ? lists_[0] : atlas_, cl_int (0), phases > 1 ? cap : 0u, counters_));
+                                  phases > 1 ? list (0) : atlas_, cl_int (0), phases > 1 ? cap : 0u, counters_));
   for (size_t k = 1; k < phases; k++)
     GPUDETECT_CL_TRY (cl::set_args (more_[k - 1].get (), atlas_, nodes_, stages_, chunks_, cl_int (phase_chunk[k]),
-                                    cl_int (phase_chunk[k + 1]), last (k), gamma_, lists_[k - 1],
-                                    cl_int (2 * (k - 1)), cap, k + 1 < phases ? lists_[k] : atlas_,
+                                    cl_int (phase_chunk[k + 1]), last (k), gamma_, list (k - 1),
+                                    cl_int (2 * (k - 1)), cap, k + 1 < phases ? list (k) : atlas_,
                                     cl_int (2 * k), k + 1 < phases ? cap : 0u, counters_));
   return {};
 }
