@@ -90,6 +90,11 @@ void test_reads () {
   CHECK (parse_forest (replace (replace (kModel, "window 8 6", "window\t 8   6 "), "[stages]\n", "[stages]\n# x\n\n"),
                        &b)
              .empty ());
+  // carriage returns at a line's end, however many (found by the fuzz target:
+  // "tiny\r" was written back as a line whose CR the reader removed)
+  CHECK (parse_forest (replace (kModel, "name tiny\n", "name tiny \r\r\n"), &b).empty () && b.name == "tiny");
+  CHECK (parse_forest (replace (kModel, "1,1,0.25\n", "1,1,0.25\r\r\r\n"), &b).empty () &&
+         b.stages[2].threshold == 0.25);
   CHECK (parse_forest (replace (kModel, "1,1,0.25", " +1 , 1 ,  +0.25 "), &b).empty () &&
          b.stages[2].threshold == 0.25);
   // optional header keys: blur and threshold have defaults, name may be absent

@@ -34,8 +34,10 @@ std::string quoted (const std::string &s) {
   return "'" + s.substr (0, n) + "...'";
 }
 
+// Spaces, tabs and carriage returns at both ends removed (a line's own CR is
+// removed with its line break; more before it would not survive a round trip).
 std::string trim (const std::string &s) {
-  const size_t a = s.find_first_not_of (" \t"), b = s.find_last_not_of (" \t");
+  const size_t a = s.find_first_not_of (" \t\r"), b = s.find_last_not_of (" \t\r");
   return a == std::string::npos ? std::string () : s.substr (a, b - a + 1);
 }
 
