@@ -4,7 +4,9 @@
  * Preprocessing, three launches over every level at once:
  *   forest_blur_frame  the frame's grey levels blurred with [a b a] / 16 both
  *                      ways (edges replicated), in units of 1 / (255 * 256);
- *                      work-item 0 also resets the counters and candidates;
+ *                      work-item 0 also resets the counters and candidates
+ *                      (a work-item per pixel; forest_blur_frame_rows on the
+ *                      CPU schedule, a work-item per row);
  *   forest_shrink      every cell of every level: the level's M x M pixels,
  *                      each resampled from the blurred frame with OpenCV's
  *                      8-bit bilinear weights (rounded), summed;
@@ -78,6 +80,37 @@ forest_blur_frame (__global const uchar *src, int src_stride, int src_bpp, int4 
    FOREST_B1 * luma ((r) + x * src_bpp, src_bpp, rgb))
   blurred[gid] = (ushort) (FOREST_B0 * (FOREST_ROW (r0) + FOREST_ROW (r2)) + FOREST_B1 * FOREST_ROW (r1));
 #undef FOREST_ROW
+}
+
+/* CPU schedule of the same: a work-item per row, each column's vertical sum
+ * computed once and slid along the row (3 luma reads a pixel instead of 9). */
+__kernel void
+forest_blur_frame_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, int width, int height,
+                        __global ushort *blurred, __global uint *counters, __global uint *cand)
+{
+  const int y = get_global_id (0);
+  if (y == 0) {
+    for (int k = 0; k < 16; k++)
+      counters[k] = 0;
+    candidates_reset (cand);
+  }
+  if (y >= height)
+    return;
+  __global const uchar *r0 = src + (size_t) max (y - 1, 0) * src_stride;
+  __global const uchar *r1 = src + (size_t) y * src_stride;
+  __global const uchar *r2 = src + (size_t) min (y + 1, height - 1) * src_stride;
+  __global ushort *out = blurred + (size_t) y * width;
+#define FOREST_COL(x)                                                                                            \
+  (FOREST_B0 * (luma (r0 + (x) * src_bpp, src_bpp, rgb) + luma (r2 + (x) * src_bpp, src_bpp, rgb)) +          \
+   FOREST_B1 * luma (r1 + (x) * src_bpp, src_bpp, rgb))
+  uint vl = FOREST_COL (0), vc = vl;
+  for (int x = 0; x < width; x++) {
+    const uint vr = x + 1 < width ? FOREST_COL (x + 1) : vc;
+    out[x] = (ushort) (FOREST_B0 * (vl + vr) + FOREST_B1 * vc);
+    vl = vc;
+    vc = vr;
+  }
+#undef FOREST_COL
 }
 
 /* Level descriptors: int8 x0, y0 (the plane's origin in the atlas), cells

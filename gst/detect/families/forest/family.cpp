@@ -89,7 +89,7 @@ private:
   cl::Mem nodes_, chunks_, levels_, xtab_, ytab_, xfirst_, yfirst_, cell_rows_, segs_, wrows_;
   cl::Mem blurred_, raw_, atlas_;
   std::vector<cl::Mem> lists_;
-  int pixels_ = 0, ncell_rows_ = 0, nsegs_ = 0, nwrows_ = 0, nwindows_ = 0;
+  int pixels_ = 0, height_ = 0, ncell_rows_ = 0, nsegs_ = 0, nwrows_ = 0, nwindows_ = 0;
   cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
   cl_long gamma_ = 0;
 };
@@ -131,7 +131,8 @@ cl::Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
 }
 
 cl::Error ForestFamily::setup (const BuildEnv &env, const cl::Program &program) {
-  for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&blur_, "forest_blur_frame"},
+  for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&blur_, gpu_schedule_ ? "forest_blur_frame"
+                                                                                              : "forest_blur_frame_rows"},
                                 {&shrink_, "forest_shrink"},
                                 {&cells_, "forest_blur_cells"}})
     if (cl::Error e = cl::create_kernel (program, name, k))
@@ -217,6 +218,7 @@ cl::Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &
       segs.push_back ({{idx, i}});
   }
   pixels_ = layout.width * layout.height;
+  height_ = layout.height;
   ncell_rows_ = static_cast<int> (cell_rows.size ());
   nwrows_ = static_cast<int> (wrows.size ());
   nsegs_ = static_cast<int> (segs.size ());
@@ -309,7 +311,8 @@ cl::Error ForestFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
       GPUDETECT_CL_TRY (cl::set_args_from (k, at, frame.candidates, frame.capacity));
     bound_cand_ = frame.candidates.get ();
   }
-  if (cl::Error e = l.launch (blur_.get (), round_up (std::max (pixels_, 1), 64), 64, Phase::Pyramid))
+  if (cl::Error e = gpu_schedule_ ? l.launch (blur_.get (), round_up (std::max (pixels_, 1), 64), 64, Phase::Pyramid)
+                                  : l.launch (blur_.get (), round_up (height_, 8), 8, Phase::Pyramid))
     return e;
   if (nwindows_ == 0)
     return {};
