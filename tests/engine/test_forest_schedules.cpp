@@ -3,7 +3,7 @@
 // regroup settings, and of the CPU schedule equal those of a plain loop over
 // every window of every level of the same pyramid, preprocessed on the host
 // (forest_blur_frame, forest_level_plane) and evaluated with forest_evaluate.
-// Models are made here: random trees (full, chains, one leaf), stages of one
+// Models are made here: random trees (full, chains, stumps), stages of one
 // or several trees (some shared, some that never reject), with the stage
 // thresholds set on a sample of windows so that a share of them survives into
 // the late stages.
@@ -91,7 +91,7 @@ const ForestModel::Node &leaf (const ForestModel &m, size_t t, const int32_t *w,
   return tree[i];
 }
 
-enum class Shape { Full, Chain, Stump, Leaf };
+enum class Shape { Full, Chain, Stump };
 
 // A made model: `stages` stages over random trees of the shape, the stage
 // thresholds set on a sample of windows of `calib` so that keep[s] of the
@@ -106,7 +106,7 @@ ForestModel made_model (uint32_t seed, int window, int shrink, int lpo, Shape sh
   m.window_width = m.window_height = window;
   m.shrink = shrink;
   m.levels_per_octave = lpo;
-  m.nodes_per_tree = shape == Shape::Full ? 7 : shape == Shape::Chain ? 9 : shape == Shape::Stump ? 3 : 1;
+  m.nodes_per_tree = shape == Shape::Full ? 7 : shape == Shape::Chain ? 9 : 3;
   const int K = m.nodes_per_tree, cells = window / shrink;
   auto inner = [&] (int left) {
     ForestModel::Node n;
@@ -140,9 +140,6 @@ ForestModel made_model (uint32_t seed, int window, int shrink, int lpo, Shape sh
       break;
     case Shape::Stump:
       tree = {inner (1), leafn (), leafn ()};
-      break;
-    case Shape::Leaf:
-      tree = {leafn ()};
       break;
     }
     m.nodes.insert (m.nodes.end (), tree.begin (), tree.end ());
