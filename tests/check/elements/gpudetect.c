@@ -524,6 +524,19 @@ GST_START_TEST (test_forest_model)
     gst_buffer_unref (b);
   }
   gst_harness_teardown (h);
+  /* the same frame as 4-byte RGB (grey in every channel: the same luma), and
+   * as NV12: the same objects */
+  const GstVideoFormat others[] = {GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12};
+  for (guint f = 0; f < G_N_ELEMENTS (others); f++) {
+    h = new_harness (props, others[f], face_image.width, face_image.height);
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, others[f], 0)), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless (count_rois (b) == first, "%s: %u objects, %u in GRAY8", gst_video_format_to_string (others[f]),
+        count_rois (b), first);
+    gst_buffer_unref (b);
+    gst_harness_teardown (h);
+  }
   g_free (props);
   /* the pyramid overridden: blocks of 4 x 4 pixels (a window of 40 x 40),
    * 2 levels an octave */
