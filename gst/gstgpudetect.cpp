@@ -71,6 +71,8 @@ enum {
   PROP_DEVICE_NAME,
   PROP_UPLOAD_POOL,
   PROP_TUNING,
+  PROP_LEVELS_PER_OCTAVE,
+  PROP_SHRINK,
 };
 
 #define DEFAULT_MODEL "lbp-frontalface-improved"
@@ -94,6 +96,7 @@ struct Settings {
   double threshold = DEFAULT_THRESHOLD;
   bool threshold_set = false; // else the model's own
   std::string tuning;
+  guint levels_per_octave = 0, shrink = 0; // 0: the model's
   std::string label;
   guint interval = DEFAULT_INFERENCE_INTERVAL;
   guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
@@ -364,6 +367,8 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     if (s.threshold_set)
       cfg.threshold = s.threshold;
     cfg.tuning = s.tuning;
+    cfg.levels_per_octave = static_cast<int> (s.levels_per_octave);
+    cfg.shrink = static_cast<int> (s.shrink);
     // Frames are uploaded straight from the buffers, which stay mapped and
     // referenced in the FIFO until the device is done with them.
     cfg.direct_upload = true;
@@ -774,6 +779,8 @@ static void gst_gpu_detect_set_property (GObject *object, guint prop_id, const G
     priv->search_changed = true;
     break;
   case PROP_TUNING: s.tuning = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
+  case PROP_LEVELS_PER_OCTAVE: s.levels_per_octave = g_value_get_uint (value); break;
+  case PROP_SHRINK: s.shrink = g_value_get_uint (value); break;
   case PROP_LABEL: s.label = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
   case PROP_INFERENCE_INTERVAL: s.interval = g_value_get_uint (value); break;
   case PROP_MAX_IN_FLIGHT: s.max_in_flight = g_value_get_uint (value); break;
@@ -805,6 +812,8 @@ static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue 
   case PROP_MAX_SIZE_HEIGHT: g_value_set_int (value, s.max_h); break;
   case PROP_THRESHOLD: g_value_set_double (value, s.threshold); break;
   case PROP_TUNING: g_value_set_string (value, s.tuning.c_str ()); break;
+  case PROP_LEVELS_PER_OCTAVE: g_value_set_uint (value, s.levels_per_octave); break;
+  case PROP_SHRINK: g_value_set_uint (value, s.shrink); break;
   case PROP_LABEL: g_value_set_string (value, s.label.empty () ? nullptr : s.label.c_str ()); break;
   case PROP_INFERENCE_INTERVAL: g_value_set_uint (value, s.interval); break;
   case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, s.max_in_flight); break;
@@ -893,7 +902,8 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold",
           "Decision threshold, as the model's family defines it: OpenCV cascades, the least confidence of a "
-          "reported object (n / (n + 4) for n merged windows); WaldBoost, the least final sum of a window. "
+          "reported object (n / (n + 4) for n merged windows); WaldBoost and random-forest cascades, the least "
+          "final sum of a window that passes every stage. "
           "Until set: the model's own (0 for cascades)", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing));
   g_object_class_install_property (gobject_class, PROP_LABEL,
       g_param_spec_string ("label", "Label", "Label of detected objects (default: derived from the model, e.g. face)",
@@ -934,6 +944,14 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
           "Expert knobs of the engine, \"key=value;key=value\" (README, Tuning): the schedule, the upload queue, "
           "the WaldBoost reduction divisors, ...; empty: the measured defaults",
           "", ready));
+  g_object_class_install_property (gobject_class, PROP_LEVELS_PER_OCTAVE,
+      g_param_spec_uint ("levels-per-octave", "Levels per octave",
+          "Random-forest cascades: pyramid levels per halving of the frame size (scale step 2^(1/N)); "
+          "0: the model's", 0, 32, 0, ready));
+  g_object_class_install_property (gobject_class, PROP_SHRINK,
+      g_param_spec_uint ("shrink", "Shrink",
+          "Random-forest cascades: the side in level pixels of the blocks the trees compare (the window keeps its "
+          "blocks, so it grows with it); 0: the model's", 0, 8, 0, ready));
 
   gst_element_class_set_static_metadata (element_class, "OpenCL object detector", "Filter/Analyzer/Video",
       "Detects objects with OpenCV Haar/LBP cascades on an OpenCL device and attaches region-of-interest metadata",

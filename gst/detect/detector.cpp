@@ -352,7 +352,10 @@ std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::s
     return fail (CreateError::Config, "scale factor must be greater than 1");
   if (std::string e = make_tuning (config.tuning, &m.tuning); !e.empty ())
     return fail (CreateError::Config, e);
-  m.search = {config.scale_factor, config.min_size, config.max_size, config.min_neighbors, config.threshold};
+  if (config.levels_per_octave < 0 || config.levels_per_octave > 32 || config.shrink < 0 || config.shrink > 8)
+    return fail (CreateError::Config, "levels per octave must be 0 to 32 and shrink 0 to 8 (0: the model's)");
+  m.search = {config.scale_factor, config.min_size, config.max_size, config.min_neighbors, config.threshold,
+              config.levels_per_octave, config.shrink};
   std::vector<std::string> tried;
   const std::string path = resolve_model (config.model, &tried);
   if (path.empty ()) {

@@ -37,6 +37,10 @@ struct DetectorConfig {
   // cascades the least confidence of an object, WaldBoost the final sum;
   // unset: the model's own.
   std::optional<double> threshold;
+  // The pyramid of families whose model gives it (random-forest cascades):
+  // levels per octave (0-32) and shrink (0-8); 0: the model's.
+  int levels_per_octave = 0;
+  int shrink = 0;
   int slots = 2;                                  // frames in flight
   int hit_capacity = 16384;                       // raw candidates read back per frame
   bool profile = false;                           // keep per-command events for stage times

@@ -7,6 +7,7 @@
 #include "core/tuning.h"
 #include "core/xml.h"
 #include "families/cascade/model.h"
+#include "families/forest/model.h"
 #include "families/registry.h"
 #include "families/waldboost/model.h"
 
@@ -98,6 +99,10 @@ static std::string wb (const std::string &t) {
   WaldBoostModel m;
   return parse_waldboost (t, &m);
 }
+static std::string forest (const std::string &t) {
+  ForestModel m;
+  return parse_forest (t, &m);
+}
 static std::string registry (const std::string &t) {
   std::unique_ptr<Family> f;
   return load_family_text ("hostile.xml", t, &f);
@@ -154,6 +159,32 @@ int main () {
   run_case ("registry: one element more", "<a>" + repeat ("<b/>\n", 5 * (xml::kMaxMarkup - 1)) + "</a>", registry,
             "more than 1048576 elements");
   run_case ("registry: 10 MiB of <a/>", "<a>" + repeat ("<a/>", 10 * MiB) + "</a>", registry, "elements");
+
+  // Random-forest cascades (text): rows, columns and stages at their caps and
+  // one past, 10 MiB in one row, one value, one header line.
+  {
+    const std::string head = "gpudetect-forest 1\nwindow 20 20\nshrink 2\nlevels-per-octave 8\nnodes 1\n[trees]\n";
+    const std::string leaf = "0,0,-1,0,0,0,0,0,0\n";
+    run_case ("forest: 2^20 trees", head + repeat (leaf, leaf.size () * (1 << 20)) + "[stages]\n0,0,0\n", forest, "");
+    run_case ("forest: 2^20 + 1 trees", head + repeat (leaf, leaf.size () * ((1 << 20) + 1)) + "[stages]\n0,0,0\n",
+              forest, "more than 1048576 trees");
+    run_case ("forest: 100001 stages", head + leaf + "[stages]\n" + repeat ("0,0,0\n", 6 * 100001), forest,
+              "more than 100000 stages");
+    run_case ("forest: a row of 10 MiB of commas", head + repeat (",", 10 * MiB) + "\n", forest,
+              "more than 9 values");
+    run_case ("forest: a 10 MiB value", head + repeat ("1", 10 * MiB) + ",0,-1,0,0,0,0,0,0\n", forest,
+              "column 1 (node 0 score)");
+    run_case ("forest: a 10 MiB header line", "gpudetect-forest 1\nname " + repeat ("n", 10 * MiB) + "\n", forest,
+              "no [trees] section");
+    run_case ("forest: a 10 MiB key", "gpudetect-forest 1\n" + repeat ("k", 10 * MiB) + "\n", forest,
+              "unknown header key");
+    run_case ("forest: 10 MiB of blank lines", head + repeat ("\n", 10 * MiB), forest, "holds no tree");
+    run_case ("forest: 2^22 nodes in stages", "gpudetect-forest 1\nwindow 20 20\nshrink 2\nlevels-per-octave 8\n"
+              "nodes 128\n[trees]\n" + repeat (leaf.substr (0, leaf.size () - 1) + ",", leaf.size () * 128 * 8 - 1).substr (0, leaf.size () * 128 - 1) + "\n" +
+              "[stages]\n" + repeat ("0,0,-inf\n", 9 * 32769), forest, "more than 4194304 nodes in all");
+    run_case ("registry: 2^20 forest trees", head + repeat (leaf, leaf.size () * (1 << 20)) + "[stages]\n0,0,0\n",
+              registry, "");
+  }
 
   // 10 MiB in one place.
   run_case ("cascade: 10 MiB of <internalNodes>",

@@ -13,7 +13,8 @@ static bool same (const Tuning &a, const Tuning &b) {
          a.build_options == b.build_options && a.cascade_first_stages == b.cascade_first_stages &&
          a.cascade_list_generated_trees == b.cascade_list_generated_trees &&
          a.cascade_vector_stages == b.cascade_vector_stages && a.waldboost_divisors == b.waldboost_divisors &&
-         a.waldboost_sync_first == b.waldboost_sync_first && a.waldboost_sync_step == b.waldboost_sync_step;
+         a.waldboost_sync_first == b.waldboost_sync_first && a.waldboost_sync_step == b.waldboost_sync_step &&
+         a.forest_regroup_set == b.forest_regroup_set && a.forest_regroup == b.forest_regroup;
 }
 
 extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
@@ -42,6 +43,12 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
     FUZZ_CHECK (d >= 1 && d <= 1024, "divisor %d", d);
   FUZZ_CHECK (t.waldboost_sync_first >= 0 && t.waldboost_sync_first <= 100000, "sync-first");
   FUZZ_CHECK (t.waldboost_sync_step >= 0 && t.waldboost_sync_step <= 100000, "sync-step");
+  FUZZ_CHECK (t.forest_regroup.size () <= 4 && (t.forest_regroup_set || t.forest_regroup.empty ()), "%zu regroup "
+              "stages", t.forest_regroup.size ());
+  for (size_t i = 0; i < t.forest_regroup.size (); i++)
+    FUZZ_CHECK (t.forest_regroup[i] >= 1 && t.forest_regroup[i] <= 100000 &&
+                    (i == 0 || t.forest_regroup[i] > t.forest_regroup[i - 1]),
+                "regroup stage %d", t.forest_regroup[i]);
   FUZZ_CHECK (t.build_options.find (';') == std::string::npos, "build options hold a ';'");
   Tuning twice = before;
   const std::string err2 = parse_tuning (text + ";" + text, &twice);

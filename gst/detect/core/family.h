@@ -35,6 +35,10 @@ struct SearchParams {
   // The family's decision threshold (Family::threshold_meaning); unset: the
   // model's own.
   std::optional<double> threshold;
+  // The pyramid of families whose model gives it (random-forest cascades:
+  // levels per octave, shrink); 0: the model's.
+  int levels_per_octave = 0;
+  int shrink = 0;
 };
 
 struct ModelInfo {

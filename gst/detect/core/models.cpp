@@ -15,6 +15,22 @@
 
 namespace gpudetect {
 
+// Extensions of model files found by their stem.
+static const char *const kModelExtensions[] = {".xml", ".forest"};
+
+static bool ends_with (const std::string &s, const char *e) {
+  const size_t n = std::strlen (e);
+  return s.size () > n && s.compare (s.size () - n, n, e) == 0;
+}
+
+// The stem of a model file name ("" when it has none of the extensions).
+static std::string model_stem (const std::string &f) {
+  for (const char *e : kModelExtensions)
+    if (ends_with (f, e))
+      return f.substr (0, f.size () - std::strlen (e));
+  return {};
+}
+
 static bool is_file (const std::string &p) {
   struct stat st;
   return stat (p.c_str (), &st) == 0 && S_ISREG (st.st_mode);
@@ -68,8 +84,9 @@ std::string resolve_model (const std::string &name, std::vector<std::string> *tr
   if (!mapped.empty ())
     files.push_back (mapped);
   files.push_back (name);
-  if (name.size () < 4 || name.compare (name.size () - 4, 4, ".xml") != 0)
-    files.push_back (name + ".xml");
+  if (model_stem (name).empty ())
+    for (const char *e : kModelExtensions)
+      files.push_back (name + e);
   for (const std::string &dir : model_search_path ())
     for (const std::string &f : files)
       if (check (dir + "/" + f))
@@ -87,9 +104,9 @@ std::vector<std::string> list_models () {
       continue;
     while (dirent *e = readdir (d)) {
       std::string f = e->d_name;
-      if (f.size () <= 4 || f.compare (f.size () - 4, 4, ".xml") != 0 || !is_file (dir + "/" + f))
+      std::string stem = model_stem (f), name = stem;
+      if (stem.empty () || !is_file (dir + "/" + f))
         continue;
-      std::string stem = f.substr (0, f.size () - 4), name = stem;
       for (const char *family : {"haar", "lbp"}) {
         std::string prefix = std::string (family) + "cascade_";
         if (stem.compare (0, prefix.size (), prefix) == 0 && stem.size () > prefix.size ()) {
@@ -109,8 +126,8 @@ std::vector<std::string> list_models () {
 
 std::string label_for_model (const std::string &path) {
   std::string stem = path.substr (path.find_last_of ('/') == std::string::npos ? 0 : path.find_last_of ('/') + 1);
-  if (stem.size () > 4 && stem.compare (stem.size () - 4, 4, ".xml") == 0)
-    stem.resize (stem.size () - 4);
+  if (!model_stem (stem).empty ())
+    stem = model_stem (stem);
   static const std::pair<const char *, const char *> table[] = {
       {"catface", "cat-face"}, {"face", "face"},       {"eye", "eye"},
       {"smile", "smile"},      {"fullbody", "person"}, {"upperbody", "upper-body"},

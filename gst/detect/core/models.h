@@ -20,13 +20,13 @@ std::vector<std::string> model_search_path ();
 // Resolves a model name to a file: an existing path is taken as is; a short
 // name such as "lbp-frontalface-improved" or "haar-frontalface-default" maps
 // to lbpcascade_frontalface_improved.xml / haarcascade_frontalface_default.xml,
-// and a bare name (with or without ".xml") is looked up in
+// and a bare name (with or without ".xml" or ".forest") is looked up in
 // model_search_path().  Returns an empty string when nothing matches; `tried`
 // lists the candidates.
 std::string resolve_model (const std::string &name, std::vector<std::string> *tried = nullptr);
 
 // The short names of every model found on the search path: OpenCV's cascades
-// by their short names, other .xml files by their stems.
+// by their short names, other .xml and .forest files by their stems.
 std::vector<std::string> list_models ();
 
 // A label for a model file: "face", "eye", "person", ... or the file's stem.

@@ -36,28 +36,32 @@ struct Planned {
   double inv_x = 1, inv_y = 1;
 };
 
-// One buffer, one stride: levels placed left to right, wrapping to a new
-// band as tall as the tallest level in it; window indices, resampling tables
-// and the row work map.
-void pack (PyramidGeometry *g, const std::vector<Planned> &levels) {
+// One buffer, one stride: levels' planes placed left to right, wrapping to a
+// new band as tall as the tallest plane in it; window indices, resampling
+// tables and the row work map.  cell 0: a plane is the level's integral,
+// (width + 1) x (height + 1); else the level in cells of cell x cell pixels,
+// (width / cell) x (height / cell).
+void pack (PyramidGeometry *g, const std::vector<Planned> &levels, int cell = 0) {
   if (levels.empty ())
     return;
+  auto plane_w = [cell] (const PyramidLevel &l) { return cell ? l.width / cell : l.width + 1; };
+  auto plane_h = [cell] (const PyramidLevel &l) { return cell ? l.height / cell : l.height + 1; };
   int widest = 0;
   for (const Planned &p : levels)
-    widest = std::max (widest, p.level.width);
-  g->stride = (widest + 31 + 31) / 32 * 32;
+    widest = std::max (widest, plane_w (p.level));
+  g->stride = cell ? (widest + 31) / 32 * 32 : (widest + 30 + 31) / 32 * 32; // integrals: 31 spare columns
   int ox = 0, oy = 0, band = 0;
   for (const Planned &p : levels) {
     PyramidLevel l = p.level;
-    if (ox + l.width + 1 > g->stride) {
+    if (ox + plane_w (l) > g->stride) {
       ox = 0;
       oy += band;
       band = 0;
     }
-    band = std::max (band, l.height + 1);
+    band = std::max (band, plane_h (l));
     l.x0 = ox;
     l.y0 = oy;
-    ox += l.width + 1;
+    ox += plane_w (l);
     l.first_window = g->total_windows;
     g->total_windows += l.nx * l.ny;
     const int li = static_cast<int> (g->levels.size ());
@@ -164,5 +168,42 @@ PyramidGeometry plan_pyramid_xobjdetect (int iw, int ih, int ww, int wh, double 
   return g;
 }
 
+PyramidGeometry plan_pyramid_octaves (int iw, int ih, int ww, int wh, int levels_per_octave, int cell,
+                                      Size2 min_size, Size2 max_size) {
+  PyramidGeometry g;
+  g.image_width = iw;
+  g.image_height = ih;
+  g.window_width = ww;
+  g.window_height = wh;
+  if (iw <= 0 || ih <= 0 || ww <= 0 || wh <= 0 || levels_per_octave <= 0 || cell <= 0 || ww % cell || wh % cell)
+    return g;
+  const int cw = ww / cell, ch = wh / cell;
+  std::vector<Planned> levels;
+  for (int k = 0; levels.size () < 1024; k++) {
+    const double s = std::exp2 (static_cast<double> (k) / levels_per_octave);
+    Planned p;
+    PyramidLevel &l = p.level;
+    l.scale = static_cast<float> (s);
+    l.width = round_half_even (iw / s);
+    l.height = round_half_even (ih / s);
+    if (l.width / cell < cw || l.height / cell < ch)
+      break;
+    l.win_width = round_half_even (ww * s);
+    l.win_height = round_half_even (wh * s);
+    if (max_size.width > 0 && max_size.height > 0 &&
+        (l.win_width > max_size.width || l.win_height > max_size.height))
+      break;
+    if (l.win_width < min_size.width || l.win_height < min_size.height)
+      continue;
+    l.step = cell;
+    l.nx = l.width / cell - cw + 1;
+    l.ny = l.height / cell - ch + 1;
+    p.inv_x = static_cast<double> (l.width) / iw;
+    p.inv_y = static_cast<double> (l.height) / ih;
+    levels.push_back (p);
+  }
+  pack (&g, levels, cell);
+  return g;
+}
 
 } // namespace gpudetect

@@ -17,7 +17,8 @@ struct PyramidLevel {
   int width = 0, height = 0;   // resampled image: cvRound(image / scale)
   int win_width = 0, win_height = 0; // detection size in image pixels: cvRound(window * scale)
   int step = 2;                // window step: 2 below scale 2, else 1
-  int x0 = 0, y0 = 0;          // integral origin in the packed buffer; integral is (width+1) x (height+1)
+  int x0 = 0, y0 = 0;          // origin of the level's plane in the packed buffer: its integral, (width+1) x
+                               // (height+1), or its cells (plan_pyramid_octaves)
   int nx = 0, ny = 0;          // window grid
   int first_window = 0;        // index of the level's first window in the flat window list
   // How a window's origin maps back to the frame: 0, cvRound (x * scale)
@@ -60,6 +61,18 @@ PyramidGeometry plan_pyramid (int image_width, int image_height, int window_widt
 // is under min_size or over max_size (0: unbounded) are left out.
 PyramidGeometry plan_pyramid_xobjdetect (int image_width, int image_height, int window_width, int window_height,
                                          double scale_factor, Size2 min_size, Size2 max_size);
+
+// Plans a pyramid of levels_per_octave levels an octave, every level made from
+// the frame: level k is the frame shrunk by s = 2^(k / levels_per_octave) to
+// cvRound (frame / s) pixels (resampled with INTER_LINEAR_EXACT, as the other
+// plans), seen as cells of cell x cell pixels; a plane of (width / cell) x
+// (height / cell) cells per level, packed (x0, y0, stride), windows of
+// window_width x window_height pixels (multiples of cell) every cell pixels,
+// until a level's plane is smaller than the window.  Levels whose window in
+// frame pixels (cvRound (window * s)) is under min_size are left out; the scan
+// stops at one over max_size (0: unbounded).
+PyramidGeometry plan_pyramid_octaves (int image_width, int image_height, int window_width, int window_height,
+                                      int levels_per_octave, int cell, Size2 min_size, Size2 max_size);
 
 // OpenCV's cvRound: round half to even.
 int round_half_even (double v);

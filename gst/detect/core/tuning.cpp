@@ -100,6 +100,24 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
     } else if (key == "waldboost-sync-step") {
       if (!to_int (value, 1, 100000, &t.waldboost_sync_step))
         return bad ("expected 1 to 100000");
+    } else if (key == "forest-regroup") {
+      std::vector<int> r;
+      const char *want = "expected none or 1 to 4 increasing stages in [1, 100000], comma separated";
+      if (value != "none") {
+        size_t p = 0;
+        while (p <= value.size ()) {
+          size_t q = value.find (',', p);
+          if (q == std::string::npos)
+            q = value.size ();
+          int v;
+          if (r.size () == 4 || !to_int (trim (value.substr (p, q - p)), 1, 100000, &v) || (!r.empty () && v <= r.back ()))
+            return bad (want);
+          r.push_back (v);
+          p = q + 1;
+        }
+      }
+      t.forest_regroup_set = true;
+      t.forest_regroup = r;
     } else {
       return "unknown tuning key " + quoted (key);
     }

@@ -46,6 +46,14 @@ struct Tuning {
   // before the first survivor count, and between counts (default: the
   // model's, else the engine's).
   int waldboost_sync_first = 0, waldboost_sync_step = 0;
+
+  // Random-forest cascades.
+  // forest-regroup=11,154,600 (GPU schedule): the stages before which the
+  // windows still alive are compacted into a list and the evaluation is
+  // launched again over it (0 to 4 increasing stages; "none": one dense
+  // launch through every stage; default 11,154,600).
+  bool forest_regroup_set = false;
+  std::vector<int> forest_regroup;
 };
 
 // Applies "key=value;key=value" to `t`.  Returns an empty string on success,

@@ -1,6 +1,7 @@
 #include "registry.h"
 
 #include "cascade/family.h"
+#include "forest/family.h"
 #include "waldboost/family.h"
 #include "core/models.h"
 #include "core/xml.h"
@@ -38,6 +39,17 @@ std::string from_xml (const ModelText &m, std::unique_ptr<Family> *out) {
   return {};
 }
 
+// A random-forest cascade (text, families/forest/csv.cpp).
+std::string from_forest (const ModelText &m, std::unique_ptr<Family> *out) {
+  ForestModel model;
+  if (std::string e = parse_forest (m.text, &model); !e.empty ())
+    return e;
+  model.path = m.path;
+  model.default_label = label_for_model (m.path);
+  *out = make_forest_family (std::move (model));
+  return {};
+}
+
 const Entry kFamilies[] = {
     {"an OpenCV cascade (<opencv_storage><cascade>)",
      [] (const ModelText &m) { return is_cascade_storage (m.root); },
@@ -48,6 +60,8 @@ const Entry kFamilies[] = {
     {"an OpenCV xobjdetect WBDetector (<opencv_storage><waldboost><waldboost_params>)",
      [] (const ModelText &m) { return is_waldboost_xobjdetect (m.root); },
      from_xml<WaldBoostModel, read_waldboost_xobjdetect, make_waldboost_family>},
+    {"a random-forest cascade (first line 'gpudetect-forest 1')",
+     [] (const ModelText &m) { return is_forest_text (m.text); }, from_forest},
 };
 
 } // namespace

@@ -527,6 +527,116 @@ GST_START_TEST (test_upload_pool)
 }
 GST_END_TEST;
 
+/* A random-forest cascade (models/README.md) written here: one stump over
+ * two values of a 20x20 window (shrink 2, values in [0, 4]), +1 where the
+ * top-left value exceeds the centre's by 0.6 or more, else -1; hits are
+ * windows with a sum >= 0.5 (a few thousand on the test image, under the
+ * candidates read back, so that every frame's objects are the same). */
+static gchar *write_forest_model (const char *name)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  fail_unless (g_file_set_contents (path,
+          "gpudetect-forest 1\nwindow 20 20\nshrink 2\nlevels-per-octave 4\nthreshold 0.5\nnodes 3\n"
+          "[trees]\n0,0.6,1,0,0,5,5,0,0, -1,0,-1,0,0,0,0,0,0, 1,0,-1,0,0,0,0,0,0\n"
+          "[stages]\n0,0,-inf\n", -1, NULL));
+  return path;
+}
+
+GST_START_TEST (test_forest_model)
+{
+  gchar *path = write_forest_model ("gpudetect-made-face.forest");
+  gchar *props = g_strdup_printf ("model=%s min-neighbors=3 max-in-flight=2", path);
+  GstHarness *h = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+  for (int i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, i * GST_MSECOND)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  guint first = 0;
+  for (int i = 0; i < 3; i++) {
+    GstBuffer *b = gst_harness_pull (h);
+    const guint n = count_rois (b);
+    fail_unless (n >= 1, "no object on frame %d", i);
+    if (i == 0)
+      first = n;
+    else
+      fail_unless (n == first, "%u objects on frame %d, %u on the first", n, i, first); /* the same frame */
+    for (guint k = 0; k < n; k++) {
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (b, (gint) k);
+      fail_unless (roi != NULL);
+      fail_unless_equals_string (g_quark_to_string (roi->roi_type), "face");
+      fail_unless (roi->w >= 20 && roi->x + roi->w <= (guint) face_image.width &&
+          roi->y + roi->h <= (guint) face_image.height);
+      GstStructure *st = gst_video_region_of_interest_meta_get_param (roi, "detection");
+      fail_unless (st != NULL);
+      gdouble conf;
+      fail_unless (gst_structure_get_double (st, "confidence", &conf) && conf > 0 && conf < 1);
+      fail_unless_equals_string (gst_structure_get_string (st, "label"), "face");
+    }
+    gst_buffer_unref (b);
+  }
+  gst_harness_teardown (h);
+  /* the same frame as 4-byte RGB (grey in every channel: the same luma), and
+   * as NV12: the same objects */
+  const GstVideoFormat others[] = {GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12};
+  for (guint f = 0; f < G_N_ELEMENTS (others); f++) {
+    h = new_harness (props, others[f], face_image.width, face_image.height);
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, others[f], 0)), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless (count_rois (b) == first, "%s: %u objects, %u in GRAY8", gst_video_format_to_string (others[f]),
+        count_rois (b), first);
+    gst_buffer_unref (b);
+    gst_harness_teardown (h);
+  }
+  g_free (props);
+  /* the pyramid overridden: blocks of 4 x 4 pixels (a window of 40 x 40),
+   * 2 levels an octave */
+  props = g_strdup_printf ("name=det model=%s min-neighbors=0 shrink=4 levels-per-octave=2", path);
+  h = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+  guint shrink = 0, lpo = 0;
+  GstElement *det = gst_bin_get_by_name (GST_BIN (h->element), "det");
+  fail_unless (det != NULL);
+  g_object_get (det, "shrink", &shrink, "levels-per-octave", &lpo, NULL);
+  gst_object_unref (det);
+  fail_unless (shrink == 4 && lpo == 2);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  {
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless (count_rois (b) >= 1);
+    for (guint k = 0; k < count_rois (b); k++) {
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (b, (gint) k);
+      /* levels 2^(k/2): windows of 40, 57, 80, ... pixels (clipped at the frame's edge) */
+      fail_unless (roi->w >= 40 || roi->x + roi->w == (guint) face_image.width, "a window of %u", roi->w);
+    }
+    gst_buffer_unref (b);
+  }
+  gst_harness_teardown (h);
+  g_free (props);
+  /* a final threshold no sum reaches (the stump's is at most 1): nothing */
+  props = g_strdup_printf ("model=%s min-neighbors=0 threshold=1.5", path);
+  h = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  GstBuffer *b = gst_harness_pull (h);
+  fail_unless_equals_int (count_rois (b), 0);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+  g_free (props);
+  g_unlink (path);
+  g_free (path);
+  /* a forest file the loader refuses: a read error naming it */
+  gchar *bad = g_build_filename (g_get_tmp_dir (), "gpudetect-bad-model.forest", NULL);
+  g_file_set_contents (bad, "gpudetect-forest 1\nwindow 20 20\nshrink 3\n", -1, NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=%s ! "
+      "fakesink", bad);
+  expect_error (desc, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ);
+  g_free (desc);
+  g_unlink (bad);
+  g_free (bad);
+}
+GST_END_TEST;
+
 static Suite *gpudetect_suite (void)
 {
   Suite *s = suite_create ("gpudetect");
@@ -544,6 +654,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_pipeline_1080p_flushes);
   tcase_add_test (tc, test_upload_pool);
   tcase_add_test (tc, test_waldboost_model);
+  tcase_add_test (tc, test_forest_model);
   return s;
 }
 

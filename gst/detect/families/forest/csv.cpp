@@ -1,0 +1,386 @@
+// The random-forest cascade's file (models/README.md): a header of
+// "key value" lines, then a [trees] section of CSV rows (one tree a row, its
+// nodes side by side, 9 columns a node) and a [stages] section (first tree,
+// last tree, threshold).  Every count is checked against a cap before it is
+// used and no row is split past one more field than it may hold, so that any
+// input costs time and memory in proportion to its size.
+#include "model.h"
+
+#include "core/models.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace gpudetect {
+
+namespace {
+
+constexpr char kMagic[] = "gpudetect-forest";
+constexpr int kVersion = 1;
+constexpr double kMaxScore = 1e6;     // |leaf score|
+constexpr double kMaxSplit = 1e6;     // |inner node threshold| (values lie in [0, 64])
+constexpr double kNever = 1e30;       // stage thresholds at or below -kNever never reject
+const char *const kNodeColumns[9] = {"score", "threshold", "left", "x1", "y1", "x2", "y2", "z1", "z2"};
+
+// A value quoted in a message: at most 64 bytes.
+std::string quoted (const std::string &s) {
+  if (s.size () <= 64)
+    return "'" + s + "'";
+  size_t n = 64;
+  while (n > 0 && (static_cast<unsigned char> (s[n]) & 0xC0) == 0x80)
+    n--;
+  return "'" + s.substr (0, n) + "...'";
+}
+
+// Spaces, tabs and carriage returns at both ends removed (a line's own CR is
+// removed with its line break; more before it would not survive a round trip).
+std::string trim (const std::string &s) {
+  const size_t a = s.find_first_not_of (" \t\r"), b = s.find_last_not_of (" \t\r");
+  return a == std::string::npos ? std::string () : s.substr (a, b - a + 1);
+}
+
+// A decimal number, whatever the locale; finite.
+bool to_double (const std::string &t, double *v) {
+  const char *b = t.data (), *e = t.data () + t.size ();
+  if (b != e && *b == '+')
+    b++;
+  if (b == e || (*b != '-' && *b != '.' && (*b < '0' || *b > '9')))
+    return false;
+  const auto r = std::from_chars (b, e, *v, std::chars_format::general);
+  return r.ec == std::errc () && r.ptr == e && std::isfinite (*v);
+}
+
+bool to_int (const std::string &t, long long lo, long long hi, int *v) {
+  const char *b = t.data (), *e = t.data () + t.size ();
+  if (b != e && *b == '+')
+    b++;
+  long long x = 0;
+  const auto r = std::from_chars (b, e, x);
+  if (b == e || r.ec != std::errc () || r.ptr != e || x < lo || x > hi)
+    return false;
+  *v = static_cast<int> (x);
+  return true;
+}
+
+// Splits `s` at `sep` into at most `max` fields (the last one holds the rest).
+std::vector<std::string> split (const std::string &s, char sep, size_t max) {
+  std::vector<std::string> f;
+  size_t a = 0;
+  while (f.size () + 1 < max) {
+    const size_t b = s.find (sep, a);
+    if (b == std::string::npos)
+      break;
+    f.push_back (trim (s.substr (a, b - a)));
+    a = b + 1;
+  }
+  f.push_back (trim (s.substr (a)));
+  return f;
+}
+
+// The words of `s` (runs of spaces and tabs between them), at most `max` (the
+// last one holds the rest).
+std::vector<std::string> words (const std::string &s, size_t max) {
+  std::vector<std::string> w;
+  size_t a = s.find_first_not_of (" \t");
+  while (a != std::string::npos) {
+    const size_t b = w.size () + 1 < max ? s.find_first_of (" \t", a) : std::string::npos;
+    w.push_back (trim (s.substr (a, b == std::string::npos ? std::string::npos : b - a)));
+    a = b == std::string::npos ? b : s.find_first_not_of (" \t", b);
+  }
+  return w;
+}
+
+// Lines of the text, numbered from 1, without their line break; comment
+// (#...) and blank lines skipped.
+class Lines {
+public:
+  explicit Lines (const std::string &t) : t_ (t) {}
+  bool next (std::string *line, size_t *number) {
+    while (pos_ < t_.size ()) {
+      size_t e = t_.find ('\n', pos_);
+      if (e == std::string::npos)
+        e = t_.size ();
+      std::string l = t_.substr (pos_, e - pos_);
+      pos_ = e + 1;
+      n_++;
+      if (!l.empty () && l.back () == '\r')
+        l.pop_back ();
+      const std::string s = trim (l);
+      if (s.empty () || s[0] == '#')
+        continue;
+      *line = s;
+      *number = n_;
+      return true;
+    }
+    return false;
+  }
+
+private:
+  const std::string &t_;
+  size_t pos_ = 0, n_ = 0;
+};
+
+std::string at_line (size_t n) { return "line " + std::to_string (n) + ": "; }
+
+std::string fmt (double v) {
+  if (std::isinf (v))
+    return v > 0 ? "inf" : "-inf";
+  char b[40];
+  std::snprintf (b, sizeof b, "%.17g", v);
+  return b;
+}
+
+struct Header {
+  bool window = false, shrink = false, levels = false, nodes = false, blur = false, threshold = false, name = false;
+};
+
+std::string read_header_line (const std::string &line, size_t ln, Header *seen, ForestModel *m) {
+  const size_t sp = line.find_first_of (" \t");
+  const std::string key = line.substr (0, sp), rest = sp == std::string::npos ? std::string () : trim (line.substr (sp));
+  const std::vector<std::string> v = words (rest, 5);
+  auto once = [&] (bool *flag) {
+    const bool again = *flag;
+    *flag = true;
+    return again;
+  };
+  const std::string where = at_line (ln) + key + ": ";
+  if (key == "name") {
+    if (once (&seen->name))
+      return where + "given twice";
+    m->name = rest;
+  } else if (key == "window") {
+    if (once (&seen->window))
+      return where + "given twice";
+    if (v.size () != 2 || !to_int (v[0], 1, kForestMaxWindow, &m->window_width) ||
+        !to_int (v[1], 1, kForestMaxWindow, &m->window_height))
+      return where + "expected the window's width and height in pixels, 1 to " + std::to_string (kForestMaxWindow);
+  } else if (key == "shrink") {
+    if (once (&seen->shrink))
+      return where + "given twice";
+    if (v.size () != 1 || !to_int (v[0], 1, kForestMaxShrink, &m->shrink))
+      return where + "expected an integer from 1 to " + std::to_string (kForestMaxShrink);
+  } else if (key == "levels-per-octave") {
+    if (once (&seen->levels))
+      return where + "given twice";
+    if (v.size () != 1 || !to_int (v[0], 1, kForestMaxLevelsPerOctave, &m->levels_per_octave))
+      return where + "expected an integer from 1 to " + std::to_string (kForestMaxLevelsPerOctave);
+  } else if (key == "nodes") {
+    if (once (&seen->nodes))
+      return where + "given twice";
+    if (v.size () != 1 || !to_int (v[0], 1, kForestMaxNodesPerTree, &m->nodes_per_tree))
+      return where + "expected the nodes of a tree, 1 to " + std::to_string (kForestMaxNodesPerTree);
+  } else if (key == "blur") {
+    if (once (&seen->blur))
+      return where + "given twice";
+    double w[3];
+    bool ok = v.size () == 3;
+    for (int i = 0; ok && i < 3; i++) {
+      ok = to_double (v[i], &w[i]) && w[i] >= 0 && w[i] <= 1 && w[i] * 16 == std::floor (w[i] * 16);
+      if (ok)
+        m->blur[i] = static_cast<int> (w[i] * 16);
+    }
+    if (!ok || m->blur[0] != m->blur[2] || m->blur[0] + m->blur[1] + m->blur[2] != 16)
+      return where + "expected three weights a b a in sixteenths (0, 0.0625, ... 1) summing to 1, such as "
+                     "0.25 0.5 0.25";
+  } else if (key == "threshold") {
+    if (once (&seen->threshold))
+      return where + "given twice";
+    if (v.size () != 1 || !to_double (v[0], &m->threshold) || std::fabs (m->threshold) > kForestMaxSum)
+      return where + "expected a number within +-2^30";
+  } else {
+    return at_line (ln) + "unknown header key " + quoted (key) +
+           " (expected name, window, shrink, levels-per-octave, blur, threshold, nodes, then [trees])";
+  }
+  return {};
+}
+
+std::string read_tree (const std::string &line, size_t ln, size_t t, ForestModel *m, double *max_leaf) {
+  const int K = m->nodes_per_tree;
+  const size_t cols = static_cast<size_t> (K) * 9;
+  const std::vector<std::string> f = split (line, ',', cols + 1);
+  const std::string where = at_line (ln) + "tree " + std::to_string (t);
+  if (f.size () != cols)
+    return where + ": " + (f.size () > cols ? "more than " + std::to_string (cols) : std::to_string (f.size ())) +
+           " values, expected " + std::to_string (cols) + " (9 for each of " + std::to_string (K) + " nodes)";
+  *max_leaf = 0;
+  const int cx = m->cells_x (), cy = m->cells_y ();
+  for (int i = 0; i < K; i++) {
+    ForestModel::Node n;
+    auto col = [&] (int c) {
+      return where + ", column " + std::to_string (i * 9 + c + 1) + " (node " + std::to_string (i) + " " +
+             kNodeColumns[c] + ") = " + quoted (f[i * 9 + c]);
+    };
+    const std::string *v = &f[static_cast<size_t> (i) * 9];
+    if (!to_double (v[0], &n.score) || std::fabs (n.score) > kMaxScore)
+      return col (0) + ": expected a number within +-1e6";
+    if (!to_double (v[1], &n.threshold) || std::fabs (n.threshold) > kMaxSplit)
+      return col (1) + ": expected a number within +-1e6";
+    if (!to_int (v[2], -1, K - 1, &n.left))
+      return col (2) + ": expected -1 (a leaf) or a node of the tree";
+    if (n.left >= 0 && (n.left <= i || n.left + 1 >= K))
+      return col (2) + ": a left child must come after its parent, its right child (left + 1) inside the tree";
+    if (!to_int (v[3], 0, cx - 1, &n.x1) || !to_int (v[5], 0, cx - 1, &n.x2))
+      return col (!to_int (v[3], 0, cx - 1, &n.x1) ? 3 : 5) + ": expected a column of the window's " +
+             std::to_string (cx) + " shrunk columns (0 to " + std::to_string (cx - 1) + ")";
+    if (!to_int (v[4], 0, cy - 1, &n.y1) || !to_int (v[6], 0, cy - 1, &n.y2))
+      return col (!to_int (v[4], 0, cy - 1, &n.y1) ? 4 : 6) + ": expected a row of the window's " +
+             std::to_string (cy) + " shrunk rows (0 to " + std::to_string (cy - 1) + ")";
+    if (!to_int (v[7], 0, 0, &n.z1) || !to_int (v[8], 0, 0, &n.z2))
+      return col (!to_int (v[7], 0, 0, &n.z1) ? 7 : 8) + ": expected layer 0 (the only layer: the blurred shrunk "
+                                                        "grey image)";
+    if (n.left < 0)
+      *max_leaf = std::max (*max_leaf, std::fabs (n.score));
+    m->nodes.push_back (n);
+  }
+  return {};
+}
+
+} // namespace
+
+bool is_forest_text (const std::string &text) {
+  const size_t n = sizeof kMagic - 1;
+  return text.size () > n && text.compare (0, n, kMagic) == 0 &&
+         (text[n] == ' ' || text[n] == '\t' || text[n] == '\n' || text[n] == '\r');
+}
+
+std::string parse_forest (const std::string &text, ForestModel *out) {
+  if (!is_forest_text (text))
+    return "not a random-forest cascade (the first line is not 'gpudetect-forest 1')";
+  Lines lines (text);
+  std::string line;
+  size_t ln = 0;
+  lines.next (&line, &ln);
+  int version = 0;
+  const std::vector<std::string> first = words (line.substr (sizeof kMagic - 1), 3);
+  if (first.size () != 1 || !to_int (first[0], 0, 1 << 30, &version) || version != kVersion)
+    return at_line (ln) + "version " + quoted (trim (line.substr (sizeof kMagic - 1))) + " is not supported (only " +
+           std::to_string (kVersion) + ")";
+  ForestModel m;
+  Header seen;
+  bool in_trees = false;
+  while (lines.next (&line, &ln)) {
+    if (line == "[trees]") {
+      in_trees = true;
+      break;
+    }
+    if (line[0] == '[')
+      return at_line (ln) + "section " + quoted (line) + " before [trees]";
+    if (std::string e = read_header_line (line, ln, &seen, &m); !e.empty ())
+      return e;
+  }
+  if (!in_trees)
+    return "no [trees] section";
+  if (!seen.window || !seen.shrink || !seen.levels || !seen.nodes)
+    return at_line (ln) + "the header needs window, shrink, levels-per-octave and nodes before [trees]";
+  if (m.window_width % m.shrink || m.window_height % m.shrink)
+    return "the window " + std::to_string (m.window_width) + "x" + std::to_string (m.window_height) +
+           " is not a multiple of shrink " + std::to_string (m.shrink);
+  std::vector<double> max_leaf;
+  bool in_stages = false;
+  while (lines.next (&line, &ln)) {
+    if (line == "[stages]") {
+      in_stages = true;
+      break;
+    }
+    if (line[0] == '[')
+      return at_line (ln) + "section " + quoted (line) + " where [stages] or a tree was expected";
+    if (max_leaf.size () >= kForestMaxTrees)
+      return at_line (ln) + "more than " + std::to_string (kForestMaxTrees) + " trees";
+    double ml = 0;
+    if (std::string e = read_tree (line, ln, max_leaf.size (), &m, &ml); !e.empty ())
+      return e;
+    max_leaf.push_back (ml);
+  }
+  if (max_leaf.empty ())
+    return "the [trees] section holds no tree";
+  if (!in_stages)
+    return "no [stages] section";
+  const int ntrees = static_cast<int> (max_leaf.size ());
+  double bound = 0;
+  size_t device_nodes = 0;
+  while (lines.next (&line, &ln)) {
+    const std::string where = at_line (ln) + "stage " + std::to_string (m.stages.size ());
+    if (line[0] == '[')
+      return at_line (ln) + "section " + quoted (line) + " after [stages]";
+    if (m.stages.size () >= kForestMaxStages)
+      return at_line (ln) + "more than " + std::to_string (kForestMaxStages) + " stages";
+    const std::vector<std::string> f = split (line, ',', 4);
+    if (f.size () != 3)
+      return where + ": " + (f.size () > 3 ? std::string ("more than 3") : std::to_string (f.size ())) +
+             " values, expected 3 (first tree, last tree, threshold)";
+    ForestModel::Stage st;
+    if (!to_int (f[0], 0, ntrees - 1, &st.first))
+      return where + ", column 1 (first tree) = " + quoted (f[0]) + ": expected a tree, 0 to " +
+             std::to_string (ntrees - 1);
+    if (!to_int (f[1], st.first, ntrees - 1, &st.last))
+      return where + ", column 2 (last tree) = " + quoted (f[1]) + ": expected a tree from the first (" +
+             std::to_string (st.first) + ") to " + std::to_string (ntrees - 1);
+    const int n = st.last - st.first + 1;
+    if (static_cast<long long> (n) * m.nodes_per_tree > kForestMaxStageNodes)
+      return where + ": " + std::to_string (n) + " trees of " + std::to_string (m.nodes_per_tree) +
+             " nodes, more than " + std::to_string (kForestMaxStageNodes) + " nodes in one stage";
+    if (f[2] == "-inf")
+      st.threshold = -INFINITY;
+    else if (!to_double (f[2], &st.threshold) || st.threshold > kForestMaxSum ||
+             (st.threshold < -kForestMaxSum && st.threshold > -kNever))
+      return where + ", column 3 (threshold) = " + quoted (f[2]) + ": expected a number within +-2^30, or -inf";
+    if (st.threshold <= -kNever)
+      st.threshold = -INFINITY;
+    double ml = 0;
+    for (int t = st.first; t <= st.last; t++)
+      ml = std::max (ml, max_leaf[t]);
+    bound += ml;
+    if (bound > kForestMaxSum)
+      return where + ": the leaf scores could sum beyond +-2^30";
+    device_nodes += static_cast<size_t> (n) * m.nodes_per_tree;
+    if (device_nodes > kForestMaxDeviceNodes)
+      return where + ": the stages hold more than " + std::to_string (kForestMaxDeviceNodes) + " nodes in all";
+    m.stages.push_back (st);
+  }
+  if (m.stages.empty ())
+    return "the [stages] section holds no stage";
+  *out = std::move (m);
+  return {};
+}
+
+std::string write_forest (const ForestModel &m) {
+  std::string o = std::string (kMagic) + " " + std::to_string (kVersion) + "\n";
+  if (!m.name.empty ())
+    o += "name " + m.name + "\n";
+  o += "window " + std::to_string (m.window_width) + " " + std::to_string (m.window_height) + "\n";
+  o += "shrink " + std::to_string (m.shrink) + "\n";
+  o += "levels-per-octave " + std::to_string (m.levels_per_octave) + "\n";
+  o += "blur " + fmt (m.blur[0] / 16.0) + " " + fmt (m.blur[1] / 16.0) + " " + fmt (m.blur[2] / 16.0) + "\n";
+  o += "threshold " + fmt (m.threshold) + "\n";
+  o += "nodes " + std::to_string (m.nodes_per_tree) + "\n";
+  o += "[trees]\n# per node: score,threshold,left,x1,y1,x2,y2,z1,z2\n";
+  const size_t K = static_cast<size_t> (m.nodes_per_tree);
+  for (size_t t = 0; t < m.trees (); t++) {
+    for (size_t i = 0; i < K; i++) {
+      const ForestModel::Node &n = m.nodes[t * K + i];
+      o += (i ? "," : "") + fmt (n.score) + "," + fmt (n.threshold) + "," + std::to_string (n.left) + "," +
+           std::to_string (n.x1) + "," + std::to_string (n.y1) + "," + std::to_string (n.x2) + "," +
+           std::to_string (n.y2) + "," + std::to_string (n.z1) + "," + std::to_string (n.z2);
+    }
+    o += "\n";
+  }
+  o += "[stages]\n# first tree,last tree,threshold\n";
+  for (const ForestModel::Stage &s : m.stages)
+    o += std::to_string (s.first) + "," + std::to_string (s.last) + "," + fmt (s.threshold) + "\n";
+  return o;
+}
+
+std::string load_forest_file (const std::string &path, ForestModel *out) {
+  std::string text;
+  if (std::string e = read_model_file (path, &text); !e.empty ())
+    return e;
+  if (std::string e = parse_forest (text, out); !e.empty ())
+    return "model file '" + path + "': " + e;
+  out->path = path;
+  out->default_label = label_for_model (path);
+  return {};
+}
+
+} // namespace gpudetect

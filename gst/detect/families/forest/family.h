@@ -1,0 +1,14 @@
+// The random-forest cascade family: pixel-difference trees over a blurred,
+// shrunk pyramid (model.h), on the device (kernels/forest.cl).
+#pragma once
+
+#include "core/family.h"
+#include "model.h"
+
+#include <memory>
+
+namespace gpudetect {
+
+std::unique_ptr<Family> make_forest_family (ForestModel model);
+
+} // namespace gpudetect
