@@ -2,10 +2,12 @@
 #include "dataset.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace gpudetect::train {
 
@@ -128,35 +130,43 @@ void cut_window (const Image &img, double cx, double cy, double side, double ang
   }
 }
 
-void face_windows (const Image &img, const Box &face, int size, int count, const Augment &a, std::mt19937_64 &rng,
-                   std::vector<uint8_t> *out) {
+std::vector<View> face_views (const Box &face, int count, const Augment &a, std::mt19937_64 &rng) {
   std::uniform_real_distribution<double> u (-1.0, 1.0);
   const double side0 = std::sqrt (face.w * face.h);
-  const double cx0 = face.x + face.w * 0.5, cy0 = face.y + face.h * 0.5;
+  std::vector<View> views;
+  for (int k = 0; k < count; k++) {
+    View v;
+    v.cx = face.x + face.w * 0.5;
+    v.cy = face.y + face.h * 0.5;
+    v.side = side0;
+    if (k > 0) {
+      const double r[7] = {u (rng), u (rng), u (rng), u (rng), u (rng), u (rng), u (rng)};
+      v.cx += r[0] * a.shift * side0;
+      v.cy += r[1] * a.shift * side0;
+      v.side *= std::exp2 (r[2] * a.scale);
+      v.angle = r[3] * a.rotate * M_PI / 180;
+      v.gain = std::exp2 (r[4] * a.contrast);
+      v.bias = r[5] * a.brightness;
+      v.mirror = a.mirror && r[6] > 0;
+    }
+    views.push_back (v);
+  }
+  return views;
+}
+
+void face_windows (const Image &img, const Box &face, int size, int count, const Augment &a, std::mt19937_64 &rng,
+                   std::vector<uint8_t> *out) {
   const size_t n = static_cast<size_t> (size) * size;
   std::vector<uint8_t> w (n);
-  for (int k = 0; k < count; k++) {
-    double cx = cx0, cy = cy0, side = side0, angle = 0, gain = 1, bias = 0;
-    bool mirror = false;
-    if (k > 0) {
-      // Draw every variate in a fixed order so the stream does not depend on the settings.
-      const double r[7] = {u (rng), u (rng), u (rng), u (rng), u (rng), u (rng), u (rng)};
-      cx += r[0] * a.shift * side0;
-      cy += r[1] * a.shift * side0;
-      side *= std::exp2 (r[2] * a.scale);
-      angle = r[3] * a.rotate * M_PI / 180;
-      gain = std::exp2 (r[4] * a.contrast);
-      bias = r[5] * a.brightness;
-      mirror = a.mirror && r[6] > 0;
-    }
-    cut_window (img, cx, cy, side, angle, mirror, size, w.data ());
-    if (gain != 1 || bias != 0) {
+  for (const View &v : face_views (face, count, a, rng)) {
+    cut_window (img, v.cx, v.cy, v.side, v.angle, v.mirror, size, w.data ());
+    if (v.gain != 1 || v.bias != 0) {
       double mean = 0;
       for (uint8_t p : w)
         mean += p;
       mean /= static_cast<double> (n);
       for (uint8_t &p : w)
-        p = static_cast<uint8_t> (std::clamp (std::lround ((p - mean) * gain + mean + bias), 0L, 255L));
+        p = static_cast<uint8_t> (std::clamp (std::lround ((p - mean) * v.gain + mean + v.bias), 0L, 255L));
     }
     out->insert (out->end (), w.begin (), w.end ());
   }
@@ -171,6 +181,47 @@ bool overlaps (double x, double y, double side, const std::vector<Box> &boxes, d
       return true;
   }
   return false;
+}
+
+std::string load_training_set (const std::string &dir, TrainingSet *out) {
+  std::vector<std::string> neg_paths;
+  if (std::string e = read_face_list (dir, "faces-train.txt", &out->faces); !e.empty ())
+    return e;
+  if (std::string e = read_path_list (dir, "negatives-train.txt", &neg_paths); !e.empty ())
+    return e;
+  out->face_images.resize (out->faces.size ());
+  for (size_t i = 0; i < out->faces.size (); i++) {
+    if (std::string e = read_pgm (out->faces[i].path, &out->face_images[i]); !e.empty ())
+      return e;
+    out->face_count += out->faces[i].faces.size ();
+  }
+  out->negatives.resize (neg_paths.size ());
+  for (size_t i = 0; i < neg_paths.size (); i++) {
+    if (std::string e = read_pgm (neg_paths[i], &out->negatives[i]); !e.empty ())
+      return e;
+    out->negative_pixels += static_cast<double> (out->negatives[i].width) * out->negatives[i].height;
+  }
+  if (out->face_count == 0 || out->negatives.empty ())
+    return "no faces or no negative images in " + dir;
+  return {};
+}
+
+void parallel_for (int threads, size_t n, const std::function<void (int, size_t, size_t)> &f) {
+  if (threads <= 1 || n < 2) {
+    f (0, 0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; t++) {
+    const size_t a = n * t / threads, b = n * (t + 1) / threads;
+    pool.emplace_back ([&f, t, a, b] { f (t, a, b); });
+  }
+  for (std::thread &t : pool)
+    t.join ();
+}
+
+double now_seconds () {
+  return std::chrono::duration<double> (std::chrono::steady_clock::now ().time_since_epoch ()).count ();
 }
 
 } // namespace gpudetect::train

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -52,11 +53,40 @@ struct Augment {
 void cut_window (const Image &img, double cx, double cy, double side, double angle, bool mirror, int size,
                  uint8_t *out);
 
-// `count` augmented windows of a face box (the first without any change).
+// One sampling of a face box: the square centred on (cx, cy) with side
+// `side` in image pixels, turned by `angle` radians, mirrored when asked, its
+// grey levels then mapped p -> (p - mean) * gain + mean + bias.
+struct View {
+  double cx = 0, cy = 0, side = 0, angle = 0, gain = 1, bias = 0;
+  bool mirror = false;
+};
+
+// `count` views of a face box, the first without any change; every variate
+// drawn in a fixed order, so that the stream does not depend on the settings.
+std::vector<View> face_views (const Box &face, int count, const Augment &a, std::mt19937_64 &rng);
+
+// `count` augmented windows of a face box (face_views, cut by cut_window).
 void face_windows (const Image &img, const Box &face, int size, int count, const Augment &a, std::mt19937_64 &rng,
                    std::vector<uint8_t> *out);
 
 // Does the square window (x, y, side) overlap any of `boxes` by IoU >= `limit`?
 bool overlaps (double x, double y, double side, const std::vector<Box> &boxes, double limit);
+
+// The training images of a data directory (tools/train/fetch-data.sh):
+// faces-train.txt with its images, negatives-train.txt's face-free images.
+struct TrainingSet {
+  std::vector<LabelledImage> faces;
+  std::vector<Image> face_images; // one per entry of faces
+  std::vector<Image> negatives;
+  size_t face_count = 0;          // labelled faces in all images
+  double negative_pixels = 0;
+};
+std::string load_training_set (const std::string &dir, TrainingSet *out);
+
+// Runs f(t, a, b) on `threads` threads, thread t taking [a, b) of [0, n).
+void parallel_for (int threads, size_t n, const std::function<void (int, size_t, size_t)> &f);
+
+// Seconds on a monotonic clock.
+double now_seconds ();
 
 } // namespace gpudetect::train

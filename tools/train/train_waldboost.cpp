@@ -37,14 +37,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace gpudetect;
@@ -90,25 +87,6 @@ void usage () {
                 "  --name NAME          classifierName (frontalface)\n"
                 "  --divisors D,D,...   --sync-first N  --sync-step N\n"
                 "                       the GPU schedule stored with the model (<schedule>; not used in training)\n");
-}
-
-double now () {
-  return std::chrono::duration<double> (std::chrono::steady_clock::now ().time_since_epoch ()).count ();
-}
-
-// Runs f(t, a, b) on `threads` threads, thread t taking [a, b) of [0, n).
-void parallel_for (int threads, size_t n, const std::function<void (int, size_t, size_t)> &f) {
-  if (threads <= 1 || n < 2) {
-    f (0, 0, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; t++) {
-    const size_t a = n * t / threads, b = n * (t + 1) / threads;
-    pool.emplace_back ([&f, t, a, b] { f (t, a, b); });
-  }
-  for (std::thread &t : pool)
-    t.join ();
 }
 
 struct Feature {
@@ -522,47 +500,24 @@ int main (int argc, char **argv) {
     usage ();
     return 2;
   }
-  const double t_start = now ();
+  const double t_start = now_seconds ();
   const int W = o.window, H = o.window;
 
   // Positives.
-  std::vector<LabelledImage> faces;
-  std::vector<std::string> neg_paths;
-  if (std::string e = read_face_list (o.data, "faces-train.txt", &faces); !e.empty ()) {
+  TrainingSet data;
+  if (std::string e = load_training_set (o.data, &data); !e.empty ()) {
     std::fprintf (stderr, "%s\n", e.c_str ());
     return 1;
   }
-  if (std::string e = read_path_list (o.data, "negatives-train.txt", &neg_paths); !e.empty ()) {
-    std::fprintf (stderr, "%s\n", e.c_str ());
-    return 1;
-  }
+  const std::vector<LabelledImage> &faces = data.faces;
+  const std::vector<Image> &face_images = data.face_images, &negatives = data.negatives;
   std::mt19937_64 rng (o.seed);
   std::vector<uint8_t> pos_windows;
-  size_t nfaces = 0;
-  std::vector<Image> face_images (faces.size ());
-  for (size_t i = 0; i < faces.size (); i++) {
-    if (std::string e = read_pgm (faces[i].path, &face_images[i]); !e.empty ()) {
-      std::fprintf (stderr, "%s\n", e.c_str ());
-      return 1;
-    }
-    for (const Box &b : faces[i].faces) {
+  for (size_t i = 0; i < faces.size (); i++)
+    for (const Box &b : faces[i].faces)
       face_windows (face_images[i], b, W, o.positives_per_face, Augment (), rng, &pos_windows);
-      nfaces++;
-    }
-  }
-  std::vector<Image> negatives (neg_paths.size ());
-  double neg_pixels = 0;
-  for (size_t i = 0; i < neg_paths.size (); i++) {
-    if (std::string e = read_pgm (neg_paths[i], &negatives[i]); !e.empty ()) {
-      std::fprintf (stderr, "%s\n", e.c_str ());
-      return 1;
-    }
-    neg_pixels += static_cast<double> (negatives[i].width) * negatives[i].height;
-  }
-  if (nfaces == 0 || negatives.empty ()) {
-    std::fprintf (stderr, "no faces or no negative images in %s\n", o.data.c_str ());
-    return 1;
-  }
+  const size_t nfaces = data.face_count;
+  const double neg_pixels = data.negative_pixels;
   const size_t P0 = pos_windows.size () / (W * H);
   std::printf ("data: %zu faces in %zu images -> %zu positive windows; %zu negative images (%.1f Mpixels)\n",
                nfaces, faces.size (), P0, negatives.size (), neg_pixels / 1e6);
@@ -612,7 +567,7 @@ int main (int argc, char **argv) {
     std::vector<uint8_t> wins;
     std::vector<int64_t> sums;
     uint64_t tried = 0;
-    const double t0 = now ();
+    const double t0 = now_seconds ();
     std::unique_ptr<Detector> engine;
     if (!o.device.empty () && acceptance < 1e-3) {
       const std::string xml = write_waldboost_xml (model);
@@ -639,7 +594,7 @@ int main (int argc, char **argv) {
     S.append (wins, sums, o.threads);
     acceptance = tried ? static_cast<double> (got) / tried : 0.0;
     std::printf ("  mined %zu/%zu negatives (%s%s) from %llu windows (acceptance %.3g) in %.1f s\n", got, want, why,
-                 engine ? ", on the device" : "", static_cast<unsigned long long> (tried), acceptance, now () - t0);
+                 engine ? ", on the device" : "", static_cast<unsigned long long> (tried), acceptance, now_seconds () - t0);
     std::fflush (stdout);
     return got == want;
   };
@@ -649,7 +604,7 @@ int main (int argc, char **argv) {
   double s_neg = 1.0; // share of the negative population that reaches the current stage
   std::vector<double> w;
   for (int t = 0; t < o.stages; t++) {
-    const double t0 = now ();
+    const double t0 = now_seconds ();
     // Weights exp(-y H), each class summing to 1/2 (exponents taken
     // relative to the class's largest, so that none overflows).
     w.assign (S.n, 0);
@@ -747,7 +702,7 @@ int main (int argc, char **argv) {
                  "(%.4f), %zu neg  S-=%.3g  %.2f s\n",
                  t + 1, o.stages, f.x, f.y, f.w, f.h, 2 * c.z,
                  std::isinf (neg_t) ? "-inf" : std::to_string (neg_t).c_str (), rej_neg, rej_pos, S.npos,
-                 static_cast<double> (S.npos) / P0, S.n - S.npos, s_neg, now () - t0);
+                 static_cast<double> (S.npos) / P0, S.n - S.npos, s_neg, now_seconds () - t0);
     std::fflush (stdout);
     // Refill below half the pool.  Training stops once a refill cannot
     // bring the pool back to half of --negatives: the thresholds of later
@@ -776,7 +731,7 @@ int main (int argc, char **argv) {
                "negatives reaching the end %.3g of the population, of them at sum >= %g: %.4f; %.0f s\n",
                model.stages.size (), model.tail_start () + 1, static_cast<double> (S.npos) / P0, model.threshold,
                S.npos ? static_cast<double> (pos_hit) / S.npos : 0.0, s_neg, model.threshold,
-               S.n > S.npos ? static_cast<double> (neg_hit) / (S.n - S.npos) : 0.0, now () - t_start);
+               S.n > S.npos ? static_cast<double> (neg_hit) / (S.n - S.npos) : 0.0, now_seconds () - t_start);
   model.divisors = o.divisors;
   model.sync_first = o.sync_first;
   model.sync_step = o.sync_step;
