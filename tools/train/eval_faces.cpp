@@ -5,7 +5,11 @@
 //
 //   gpudetect-eval-faces --data DIR [--model M]... [--opencv CASCADE]... [--scale-factor 1.1]
 //                        [--min-neighbors 3] [--min-size 24] [--device D] [--threshold T] [--iou X]
-//                        [--verbose 1]   (every false positive and miss)
+//                        [--levels-per-octave N] [--verbose 1]   (every false positive and miss)
+//
+// --levels-per-octave replaces a random-forest model's pyramid density (the
+// element's levels-per-octave property); the scale factor is then unused for
+// that model.
 //
 // A detection matches a labelled face when its centre lies within 0.3 of the
 // face's width and 0.35 of its height from the face's centre and its width
@@ -150,7 +154,7 @@ int main (int argc, char **argv) {
   std::string data, device;
   std::vector<std::string> models, cascades;
   double scale_factor = 1.1;
-  int min_neighbors = 3, min_size = 24;
+  int min_neighbors = 3, min_size = 24, levels_per_octave = 0;
   std::optional<double> threshold;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
@@ -175,6 +179,8 @@ int main (int argc, char **argv) {
       device = v;
     else if (a == "--threshold")
       threshold = std::atof (v);
+    else if (a == "--levels-per-octave")
+      levels_per_octave = std::atoi (v);
     else if (a == "--iou")
       g_iou = std::atof (v);
     else if (a == "--verbose")
@@ -186,7 +192,8 @@ int main (int argc, char **argv) {
   }
   if (data.empty () || (models.empty () && cascades.empty ())) {
     std::fprintf (stderr, "usage: gpudetect-eval-faces --data DIR [--model M]... [--opencv CASCADE]... "
-                          "[--scale-factor F] [--min-neighbors N] [--min-size S] [--device D] [--threshold T] [--iou X] [--verbose 1]\n");
+                          "[--scale-factor F] [--min-neighbors N] [--min-size S] [--device D] [--threshold T] [--iou X]\n"
+                          "       [--levels-per-octave N] [--verbose 1]\n");
     return 2;
   }
   std::vector<LabelledImage> images;
@@ -210,6 +217,7 @@ int main (int argc, char **argv) {
     cfg.min_neighbors = min_neighbors;
     cfg.min_size = {min_size, min_size};
     cfg.threshold = threshold;
+    cfg.levels_per_octave = levels_per_octave;
     cfg.slots = 1;
     std::string err;
     std::unique_ptr<Detector> det = Detector::create (cfg, &err);
@@ -217,7 +225,8 @@ int main (int argc, char **argv) {
       std::fprintf (stderr, "%s: %s\n", m.c_str (), err.c_str ());
       return 1;
     }
-    Tally t = run ("gpudetect " + m, images, n_faces_images, [&] (Image &img, std::vector<Box> *boxes) {
+    const std::string name = "gpudetect " + m + (levels_per_octave ? " N " + std::to_string (levels_per_octave) : "");
+    Tally t = run (name, images, n_faces_images, [&] (Image &img, std::vector<Box> *boxes) {
       FrameResult r;
       const std::string e = det->detect ({img.px.data (), img.width, img.height, img.width, PixelFormat::Gray8}, &r);
       for (const Detection &d : r.objects)
