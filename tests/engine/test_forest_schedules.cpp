@@ -6,9 +6,12 @@
 // Models are made here: random trees (full, chains, stumps), stages of one
 // or several trees (some shared, some that never reject), with the stage
 // thresholds set on a sample of windows so that a share of them survives into
-// the late stages.
+// the late stages.  With --model, a model file instead (whole, and its first
+// 20 and 100 stages), on every variant of the GPU schedule (forest-nodes,
+// forest-launch).
 //
 //   test-forest-schedules IMAGE.pgm...
+//   test-forest-schedules --model FILE.forest IMAGE.pgm...
 //   test-forest-schedules --write-models DIR IMAGE.pgm...   (the made models, for gpudetect-bench and
 //                                                            the element test)
 #include "check.h"
@@ -308,11 +311,13 @@ void compare (const std::string &what, const std::string &model_path, const Fore
 } // namespace
 
 int main (int argc, char **argv) {
-  std::string write_dir;
+  std::string write_dir, model_file;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--write-models") == 0 && i + 1 < argc)
       write_dir = argv[++i];
+    else if (std::strcmp (argv[i], "--model") == 0 && i + 1 < argc)
+      model_file = argv[++i];
     else
       paths.push_back (argv[i]);
   }
@@ -346,7 +351,30 @@ int main (int argc, char **argv) {
     keep_long.push_back (s % 50 == 7 ? 1 : 0.996);
   const std::vector<std::string> short_tunings = {
       "schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=none", "schedule=gpu;forest-regroup=1,2,3,4",
-      "schedule=gpu;forest-regroup=3,9,17"};
+      "schedule=gpu;forest-regroup=3,9,17", "schedule=gpu;forest-nodes=global",
+      "schedule=gpu;forest-launch=levels;forest-regroup=3,9"};
+  if (!model_file.empty ()) {
+    // A model file (a trained one): whole, and its first 20 and 100 stages
+    // (windows that a selective model rejects reach the end of a prefix),
+    // on every variant of the GPU schedule.
+    ForestModel m;
+    const std::string e = load_forest_file (model_file, &m);
+    CHECK_MSG (e.empty (), "%s: %s", model_file.c_str (), e.c_str ());
+    if (!e.empty ())
+      return finish ();
+    for (size_t n : {size_t (20), size_t (100), m.stages.size ()}) {
+      if (n > m.stages.size () || (n < m.stages.size () && n == 0))
+        continue;
+      Case c;
+      c.model = m;
+      c.model.stages.resize (n);
+      c.model.threshold = n < m.stages.size () ? m.stages[n - 1].threshold : m.threshold;
+      c.name = model_file.substr (model_file.find_last_of ('/') + 1) + " first " + std::to_string (n) + " stages";
+      c.tunings = {"schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=none",
+                   "schedule=gpu;forest-nodes=global", "schedule=gpu;forest-launch=levels"};
+      cases.push_back (c);
+    }
+  } else {
   {
     Case c;
     c.model = made_model (1, 20, 2, 4, Shape::Full, 40, 3, keep_short, calib);
@@ -377,7 +405,8 @@ int main (int argc, char **argv) {
     Case c;
     c.model = made_model (4, 20, 2, 4, Shape::Full, 700, 1, keep_long, calib);
     c.name = "full trees 700 stages, M 2";
-    c.tunings = {"schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=40,300"};
+    c.tunings = {"schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=40,300",
+                 "schedule=gpu;forest-nodes=global;forest-launch=levels"};
     cases.push_back (c);
   }
   {
@@ -396,6 +425,7 @@ int main (int argc, char **argv) {
     c.levels_per_octave = lpo;
     c.tunings = {"schedule=cpu", "schedule=gpu"};
     cases.push_back (c);
+  }
   }
   for (Case &c : cases) {
     const std::string text = write_forest (c.model);

@@ -118,6 +118,14 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
       }
       t.forest_regroup_set = true;
       t.forest_regroup = r;
+    } else if (key == "forest-nodes") {
+      if (value != "local" && value != "global")
+        return bad ("expected local or global");
+      t.forest_global_nodes = value == "global";
+    } else if (key == "forest-launch") {
+      if (value != "atlas" && value != "levels")
+        return bad ("expected atlas or levels");
+      t.forest_launch_per_level = value == "levels";
     } else {
       return "unknown tuning key " + quoted (key);
     }

@@ -54,6 +54,13 @@ struct Tuning {
   // launch through every stage; default 11,154,600).
   bool forest_regroup_set = false;
   std::vector<int> forest_regroup;
+  // forest-nodes=local|global (GPU schedule): where the lanes of a work-group
+  // read the trees: a chunk of whole stages copied once into local memory
+  // (default), or every lane from global memory.
+  bool forest_global_nodes = false;
+  // forest-launch=atlas|levels (GPU schedule): the dense first phase as one
+  // launch over every level of the atlas (default), or one launch a level.
+  bool forest_launch_per_level = false;
 };
 
 // Applies "key=value;key=value" to `t`.  Returns an empty string on success,
