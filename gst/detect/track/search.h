@@ -5,6 +5,15 @@
 // converts them there to packed RGB; update() cuts templates out of that frame
 // (or blends them into the ones a slot holds); search() finds every requested
 // template in its search area, all in one launch, and waits for the results.
+//
+// Frames in flight: the engine holds Config::frames frames on the device,
+// each in a frame slot of its own (its planes, its packed RGB, its search's
+// requests and results).  upload_async() / attach() enqueue a frame's upload
+// (or take another engine's uploaded frame) and its conversion without
+// waiting; search_async() enqueues a search and a non-blocking readback;
+// search_ready() polls, search_results() waits.  Uploads and conversions run
+// on a queue of their own where Config::upload_queue says so, so that frame
+// n + 1 uploads while frame n is searched.
 // A template is TW x TH pixels of (R, G, B, membership weight); templates live
 // in numbered slots on the device.  Boxes are sampled at their own scale
 // (box width / TW, box height / TH), so a template costs the same whatever
@@ -12,6 +21,7 @@
 #pragma once
 
 #include "cl/cl.h"
+#include "core/frame.h"
 
 #include <cstdint>
 #include <memory>
@@ -88,6 +98,11 @@ public:
     int work_group = 0;                    // 0: 256 or the device's limit (a power of two)
     size_t local_bytes = 0;                // local memory for the search area; 0: 32 KB or the device's
     std::vector<uint8_t> mask;             // membership weights; empty: default_mask
+    int frames = 1;                        // frame slots (frames in flight), 1..64
+    // Uploads and conversions on a second queue, overlapping the search of
+    // the frame before: -1 on GPUs and accelerators (not on CPU devices,
+    // where both queues run on the same cores), 0 never, 1 always.
+    int upload_queue = -1;
   };
   static std::unique_ptr<TemplateSearch> create (const Config &config, std::string *error);
   ~TemplateSearch ();
@@ -101,6 +116,24 @@ public:
   // Searches template `slots[i]` around `predicted[i]` in the uploaded frame;
   // waits for the results.
   cl::Error search (const std::vector<int> &slots, const std::vector<Box> &predicted, std::vector<Match> *out);
+
+  // Asynchronous, per frame slot (0 .. frames() - 1; the calls above use
+  // slot 0).  The frame's memory must stay valid until wait_upload().
+  cl::Error upload_async (int frame, const ColorFrame &f);
+  // Takes a frame another engine on this context uploaded (no copy from
+  // the host): its conversion waits for its upload; the frame is held until
+  // the slot's next frame.  Fails when the context or the layout differs.
+  cl::Error attach (int frame, std::shared_ptr<const DeviceFrame> device);
+  cl::Error update_in (int frame, const std::vector<int> &slots, const std::vector<Box> &boxes, int blend = 256);
+  cl::Error search_async (int frame, const std::vector<int> &slots, const std::vector<Box> &predicted);
+  bool search_ready (int frame) const;                         // never blocks
+  cl::Error search_results (int frame, std::vector<Match> *out); // waits
+  cl::Error wait_upload (int frame);                            // the frame's host memory is free afterwards
+  void finish ();                                               // waits for every command
+  int frames () const;
+  bool uses_upload_queue () const;
+  uint64_t uploads () const;  // frames copied from host memory
+  uint64_t attached () const; // frames taken from another engine
 
   // Slots 0 .. n-1 exist afterwards (their content kept).
   cl::Error reserve (int slots);
