@@ -409,6 +409,7 @@ cl::Error TemplateSearch::wait_upload (int frame) {
     cl_event e = fs->converted.get ();
     GPUDETECT_CL_TRY (clWaitForEvents (1, &e));
   }
+  fs->shared.reset (); // converted: the other engine's frame is free again
   return {};
 }
 
