@@ -34,6 +34,7 @@
 
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
+#include "gstdeviceframe.h"
 #include "gstgpudetect.h"
 #include "track/tracker.h"
 
@@ -249,6 +250,34 @@ static gpudetect::track::ColorFormat color_format (GstVideoFormat f)
   }
 }
 
+// Whether a frame gpudetect uploaded is this buffer's frame as the caps
+// describe it (an element between the two that changed the pixels drops the
+// meta; this also catches one that kept it).
+static bool device_frame_matches (const gpudetect::DeviceFrame &d, const GstVideoInfo *info)
+{
+  if (d.width != GST_VIDEO_INFO_WIDTH (info) || d.height != GST_VIDEO_INFO_HEIGHT (info))
+    return false;
+  using gpudetect::ChromaLayout;
+  using gpudetect::PixelFormat;
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+  case GST_VIDEO_FORMAT_GRAY8: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::None;
+  case GST_VIDEO_FORMAT_NV12: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::Nv12;
+  case GST_VIDEO_FORMAT_I420: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::I420;
+  case GST_VIDEO_FORMAT_RGBA: return d.format == PixelFormat::Rgba;
+  case GST_VIDEO_FORMAT_BGRA: return d.format == PixelFormat::Bgra;
+  case GST_VIDEO_FORMAT_RGBx: return d.format == PixelFormat::Rgbx;
+  case GST_VIDEO_FORMAT_BGRx: return d.format == PixelFormat::Bgrx;
+  default: return false;
+  }
+}
+
+// The context of the tracker's search (null without search).
+static cl_context search_context (GstGpuTrackPrivate *priv)
+{
+  const gpudetect::track::TemplateSearch *e = priv->tracker ? priv->tracker->engine () : nullptr;
+  return e ? e->device ().context.get () : nullptr;
+}
+
 // A box clipped to the frame, in whole pixels; false when nothing is left.
 static bool clip (const gpudetect::track::Box &b, int fw, int fh, int *x, int *y, int *w, int *h)
 {
@@ -369,6 +398,11 @@ static GstBuffer *finish (GstGpuTrack *self, Pending &p)
   GstBuffer *buf = p.buffer;
   p.buffer = nullptr;
   const int fw = GST_VIDEO_INFO_WIDTH (&priv->info), fh = GST_VIDEO_INFO_HEIGHT (&priv->info);
+  if (gst_buffer_get_meta (buf, GST_GPU_DETECT_FRAME_META_API_TYPE)) {
+    // read: its device buffer goes back to gpudetect
+    buf = gst_buffer_make_writable (buf);
+    gst_buffer_remove_meta (buf, gst_buffer_get_meta (buf, GST_GPU_DETECT_FRAME_META_API_TYPE));
+  }
   if (!p.objects.empty ()) {
     buf = gst_buffer_make_writable (buf);
     // the metas of the writable buffer, as submit read them
@@ -484,7 +518,16 @@ static GstFlowReturn gst_gpu_track_submit_input_buffer (GstBaseTransform *trans,
   read_detections (buf, &dets, &metas, &max_roi_id);
   gpudetect::track::ColorFrame cf;
   const bool search = priv->running.type == GST_GPU_TRACK_SHORT_TERM;
+  // the frame gpudetect uploaded on our context, where it carries one
+  std::shared_ptr<const gpudetect::DeviceFrame> device;
   if (search) {
+    device = gst_buffer_get_gpu_detect_frame (buf, search_context (priv));
+    if (device && !device_frame_matches (*device, &priv->info)) {
+      GST_DEBUG_OBJECT (self, "the device frame the buffer carries is not its frame: uploading it");
+      device.reset ();
+    }
+  }
+  if (search && !device) {
     // mapped until the device is done with it (collected or discarded)
     if (!gst_video_frame_map (&p.frame, &priv->info, buf, GST_MAP_READ)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
@@ -501,7 +544,8 @@ static GstFlowReturn gst_gpu_track_submit_input_buffer (GstBaseTransform *trans,
     }
   }
   const uint64_t uploads = priv->tracker->uploads ();
-  gpudetect::cl::Error e = priv->tracker->submit (search ? &cf : nullptr, nullptr, fw, fh, std::move (dets), &p.ticket);
+  gpudetect::cl::Error e =
+      priv->tracker->submit (search && !device ? &cf : nullptr, device, fw, fh, std::move (dets), &p.ticket);
   if (e) {
     unmap (p);
     gst_buffer_unref (buf);
@@ -569,6 +613,14 @@ static gboolean gst_gpu_track_query (GstBaseTransform *trans, GstPadDirection di
   GstGpuTrack *self = GST_GPU_TRACK (trans);
   if (gpudetect_cl_device_handle_query (GST_ELEMENT (self), query, &self->priv->shared))
     return TRUE;
+  // gpudetect upstream asks whether its frames are read on the device
+  if (direction == GST_PAD_SINK) {
+    cl_context c = gpudetect_frame_query_context (query);
+    if (c && c == search_context (self->priv)) {
+      gpudetect_frame_query_answer (query);
+      return TRUE;
+    }
+  }
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN) {
     drain (self);
     return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);

@@ -5,7 +5,8 @@
  * switches and MOTA against the known tracks.  Also: every input format, the
  * metadata contract, zero-term, messages, the OpenCL context shared with
  * gpudetect, errors; frames in flight (max-in-flight 1, 2, 8: order, counts,
- * the same objects), EOS drain, flush with frames in flight. */
+ * the same objects), EOS drain, flush with frames in flight; one upload per
+ * frame when gpudetect and gputrack share the device. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/gstvideometa.h>
@@ -204,9 +205,11 @@ static GstBuffer *clip_frame (const Clip *c, int n)
 }
 
 /* Every object of every output frame, for comparing runs: (frame, roi id,
- * object id, x, y, w, h) per ROI with an object id. */
+ * object id, x, y, w, h, tracking confidence in millionths) per ROI with an
+ * object id. */
+#define RECORD_FIELDS 8
 typedef struct {
-  GArray *rows; /* gint[7] each */
+  GArray *rows; /* gint[RECORD_FIELDS] each */
 } Record;
 
 static void record_frame (Record *r, int n, GstBuffer *out)
@@ -221,8 +224,12 @@ static void record_frame (Record *r, int n, GstBuffer *out)
     gint id = -1;
     if (!o || !gst_structure_get_int (o, "id", &id))
       continue;
-    gint row[7] = {n, roi->id, id, (gint) roi->x, (gint) roi->y, (gint) roi->w, (gint) roi->h};
-    g_array_append_vals (r->rows, row, 7);
+    gdouble conf = -1;
+    GstStructure *t = gst_video_region_of_interest_meta_get_param (roi, "tracking");
+    fail_unless (t && gst_structure_get_double (t, "confidence", &conf));
+    gint row[RECORD_FIELDS] = {n, roi->id, id, (gint) roi->x, (gint) roi->y, (gint) roi->w, (gint) roi->h,
+        (gint) lround (conf * 1e6)};
+    g_array_append_vals (r->rows, row, RECORD_FIELDS);
   }
 }
 
@@ -396,7 +403,7 @@ GST_START_TEST (test_in_flight_same_results)
 {
   Record ref = {g_array_new (FALSE, FALSE, sizeof (gint))};
   run_clip_recorded (&crossing, "max-in-flight=1", &ref);
-  fail_unless (ref.rows->len > 7u * crossing.frames, "%u objects", ref.rows->len / 7);
+  fail_unless (ref.rows->len > RECORD_FIELDS * (guint) crossing.frames, "%u objects", ref.rows->len / RECORD_FIELDS);
   const guint depths[] = {2, 8};
   for (guint k = 0; k < G_N_ELEMENTS (depths); k++) {
     gchar *props = g_strdup_printf ("max-in-flight=%u", depths[k]);
@@ -716,6 +723,181 @@ GST_START_TEST (test_shared_context)
 }
 GST_END_TEST;
 
+/* ------------------------------------------------------------------------ */
+/* one upload for gpudetect ! gputrack                                       */
+
+typedef struct {
+  int width, height;
+  guint8 *pixels;
+} Gray;
+
+static void load_pgm (const char *path, Gray *g)
+{
+  FILE *f = fopen (path, "rb");
+  fail_unless (f != NULL, "%s", path);
+  int maxval = 0;
+  fail_unless (fscanf (f, "P5 %d %d %d", &g->width, &g->height, &maxval) == 3 && maxval == 255);
+  fgetc (f);
+  g->pixels = g_malloc ((gsize) g->width * g->height);
+  fail_unless (fread (g->pixels, 1, (size_t) g->width * g->height, f) == (size_t) g->width * g->height);
+  fclose (f);
+}
+
+/* Frame n of a clip of the test image's face moving right and down, in
+ * colour (a tint that varies over the frame, so that the chroma matters), as
+ * `format`. */
+static GstBuffer *face_frame (const Gray *g, GstVideoFormat format, int n)
+{
+  GstVideoInfo rgb, info;
+  gst_video_info_set_format (&rgb, GST_VIDEO_FORMAT_RGBx, g->width, g->height);
+  gst_video_info_set_format (&info, format, g->width, g->height);
+  GstBuffer *src = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&rgb), NULL);
+  GstMapInfo m;
+  gst_buffer_map (src, &m, GST_MAP_WRITE);
+  for (int y = 0; y < g->height; y++)
+    for (int x = 0; x < g->width; x++) {
+      const int sx = CLAMP (x - 2 * n, 0, g->width - 1), sy = CLAMP (y - n, 0, g->height - 1);
+      const int v = g->pixels[sy * g->width + sx];
+      guint8 *p = m.data + y * GST_VIDEO_INFO_PLANE_STRIDE (&rgb, 0) + 4 * x;
+      p[0] = (guint8) CLAMP (v + (sx % 64) - 32, 0, 255);
+      p[1] = (guint8) v;
+      p[2] = (guint8) CLAMP (v + (sy % 48) - 24, 0, 255);
+      p[3] = 255;
+    }
+  gst_buffer_unmap (src, &m);
+  GstBuffer *in = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  GstVideoFrame a, b;
+  fail_unless (gst_video_frame_map (&a, &rgb, src, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&b, &info, in, GST_MAP_WRITE));
+  GstVideoConverter *conv = gst_video_converter_new (&rgb, &info, NULL);
+  gst_video_converter_frame (conv, &a, &b);
+  gst_video_converter_free (conv);
+  gst_video_frame_unmap (&a);
+  gst_video_frame_unmap (&b);
+  gst_buffer_unref (src);
+  GST_BUFFER_PTS (in) = n * GST_SECOND / 30;
+  GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+  GST_BUFFER_OFFSET (in) = n;
+  return in;
+}
+
+/* Pushes `frames` frames and EOS into `h`; every output buffer in order. */
+static GPtrArray *push_all (GstHarness *h, const Gray *g, GstVideoFormat format, int frames)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
+  for (int n = 0; n < frames; n++)
+    fail_unless_equals_int (gst_harness_push (h, face_frame (g, format, n)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_int ((int) GST_BUFFER_OFFSET (b), (int) out->len);
+    g_ptr_array_add (out, b);
+  }
+  fail_unless_equals_int (out->len, frames);
+  return out;
+}
+
+static guint64 get_count (GstHarness *h, const char *prop)
+{
+  GstElement *t = gst_harness_find_element (h, "gputrack");
+  guint64 v = 0;
+  g_object_get (t, prop, &v, NULL);
+  gst_object_unref (t);
+  return v;
+}
+
+static gboolean drop_frame_meta (GstBuffer *buf, GstMeta **meta, gpointer user_data)
+{
+  if (g_str_equal (g_type_name ((*meta)->info->api), "GstGpuDetectFrameMetaAPI"))
+    *meta = NULL;
+  return TRUE;
+}
+
+#define DETECT_PROPS "model=lbp-frontalface-improved min-size-width=24 min-size-height=24"
+
+/* gpudetect ! gputrack on one device: gputrack takes the frames gpudetect
+ * uploaded (in colour: the chroma of NV12 and I420 too) instead of uploading
+ * them, and tracks exactly as when it uploads them itself (gpudetect's
+ * output, its frames' meta removed, through a gputrack of its own): the same
+ * ids, boxes and search confidences on every frame. */
+GST_START_TEST (test_one_upload_with_gpudetect)
+{
+  Gray g;
+  load_pgm (GPUDETECT_TEST_DATA "/grace_hopper_256x300.pgm", &g);
+  const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_BGRx,
+      GST_VIDEO_FORMAT_GRAY8};
+  const int frames = 12;
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (guint interval = 1; interval <= 2; interval++) {
+      const gchar *fmt = gst_video_format_to_string (formats[f]);
+      gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", fmt, g.width,
+          g.height);
+      /* gpudetect ! gputrack */
+      gchar *desc = g_strdup_printf ("gpudetect " DETECT_PROPS " inference-interval=%u ! gputrack", interval);
+      GstHarness *h = gst_harness_new_parse (desc);
+      g_free (desc);
+      gst_harness_set_src_caps_str (h, caps);
+      GPtrArray *both = push_all (h, &g, formats[f], frames);
+      const guint64 uploaded = get_count (h, "frames-uploaded"), shared = get_count (h, "frames-shared");
+      gst_harness_teardown (h);
+
+      /* gpudetect, then gputrack uploading every frame itself */
+      desc = g_strdup_printf ("gpudetect " DETECT_PROPS " inference-interval=%u", interval);
+      h = gst_harness_new_parse (desc);
+      g_free (desc);
+      gst_harness_set_src_caps_str (h, caps);
+      GPtrArray *detected = push_all (h, &g, formats[f], frames);
+      gst_harness_teardown (h);
+      GstHarness *t = gst_harness_new ("gputrack");
+      gst_harness_set_src_caps_str (t, caps);
+      Record ref = {g_array_new (FALSE, FALSE, sizeof (gint))}, got = {g_array_new (FALSE, FALSE, sizeof (gint))};
+      int carried = 0;
+      for (int n = 0; n < frames; n++) {
+        GstBuffer *in = gst_buffer_copy (g_ptr_array_index (detected, n));
+        carried += gst_buffer_get_n_meta (in, g_type_from_name ("GstGpuDetectFrameMetaAPI")) > 0;
+        gst_buffer_foreach_meta (in, drop_frame_meta, NULL);
+        fail_unless_equals_int (gst_harness_push (t, in), GST_FLOW_OK);
+      }
+      fail_unless_equals_int (carried, 0); /* nothing downstream read them: no meta */
+      fail_unless (gst_harness_push_event (t, gst_event_new_eos ()));
+      for (int n = 0; n < frames; n++) {
+        GstBuffer *b = gst_harness_pull (t);
+        fail_unless (b != NULL);
+        record_frame (&ref, n, b);
+        gst_buffer_unref (b);
+      }
+      const guint64 ref_uploaded = get_count (t, "frames-uploaded"), ref_shared = get_count (t, "frames-shared");
+      gst_harness_teardown (t);
+      for (int n = 0; n < frames; n++) {
+        GstBuffer *b = g_ptr_array_index (both, n);
+        fail_unless (gst_buffer_get_n_meta (b, g_type_from_name ("GstGpuDetectFrameMetaAPI")) == 0,
+            "gputrack passed the frame's meta on");
+        record_frame (&got, n, b);
+      }
+      printf ("%s, inference-interval=%u: gputrack uploaded %" G_GUINT64_FORMAT " frames and took %" G_GUINT64_FORMAT
+          " from gpudetect (alone: uploaded %" G_GUINT64_FORMAT "); %u tracked objects\n", fmt, interval, uploaded,
+          shared, ref_uploaded, got.rows->len / RECORD_FIELDS);
+      /* the face is tracked on every frame */
+      fail_unless (ref.rows->len >= RECORD_FIELDS * (guint) frames, "%s: %u objects", fmt, ref.rows->len / RECORD_FIELDS);
+      fail_unless_equals_int (got.rows->len, ref.rows->len);
+      fail_unless (memcmp (got.rows->data, ref.rows->data, ref.rows->len * sizeof (gint)) == 0,
+          "%s, inference-interval=%u: objects differ from gputrack's own upload", fmt, interval);
+      /* every frame on the device once: detected frames from gpudetect, the others uploaded */
+      fail_unless_equals_int (ref_shared, 0);
+      fail_unless_equals_int (ref_uploaded, frames);
+      fail_unless_equals_int (shared, (frames + interval - 1) / interval);
+      fail_unless_equals_int (uploaded, frames - shared);
+      g_array_unref (ref.rows);
+      g_array_unref (got.rows);
+      g_ptr_array_unref (both);
+      g_ptr_array_unref (detected);
+      g_free (caps);
+    }
+  g_free (g.pixels);
+}
+GST_END_TEST;
+
+
 static Suite *gputrack_suite (void)
 {
   Suite *s = suite_create ("gputrack");
@@ -731,6 +913,7 @@ static Suite *gputrack_suite (void)
   tcase_add_test (tc, test_zero_term);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_shared_context);
+  tcase_add_test (tc, test_one_upload_with_gpudetect);
   return s;
 }
 
