@@ -126,6 +126,8 @@ struct Case {
   Geometry g;
   int work_group;
   size_t local_bytes;
+  int offsets_per_item = 1;
+  int parts = 1;
 };
 
 void run_case (const Case &c) {
@@ -135,13 +137,16 @@ void run_case (const Case &c) {
   cfg.geometry = c.g;
   cfg.work_group = c.work_group;
   cfg.local_bytes = c.local_bytes;
+  cfg.offsets_per_item = c.offsets_per_item;
+  cfg.parts = c.parts;
   std::string err;
   std::unique_ptr<TemplateSearch> ts = TemplateSearch::create (cfg, &err);
   CHECK_MSG (ts != nullptr, "%s", err.c_str ());
   if (!ts)
     return;
-  std::printf ("  on %s, work-group %d, %d offset rows per band\n", ts->device ().info.name.c_str (), ts->work_group (),
-               ts->band_rows ());
+  std::printf ("  on %s, work-group %d, %d offset rows per band, %d offsets per work-item, %d work-groups per "
+               "template\n", ts->device ().info.name.c_str (), ts->work_group (), ts->band_rows (),
+               ts->offsets_per_item (), ts->parts_for (6));
   const std::vector<uint8_t> mask = default_mask (c.g.template_w, c.g.template_h);
   const int W = 237, H = 181;
   const std::vector<uint8_t> a = scene (W, H, 1);
@@ -394,6 +399,14 @@ int main () {
       {"16x16 in 143x143 (the benchmark's)", {16, 16, 143, 143, 6}, 0, 0},
       {"24x16 in 40x61, work-group 32", {24, 16, 40, 61, 3}, 32, 0},
       {"8x8, no room for an alternative", {8, 8, 10, 10, 5}, 0, 0},
+      // register tiling and split searches: the same distances, bit for bit
+      {"32x32 +-16, 4 offsets per work-item", Geometry::square (32, 16, 8), 0, 0, 4, 1},
+      {"32x32 +-16, bands of 2 rows, work-group 64, 3 offsets per work-item, 5 parts", Geometry::square (32, 16, 8), 64,
+       66 * 4 * 33, 3, 5},
+      {"16x16 in 143x143, 8 offsets per work-item, 2 parts", {16, 16, 143, 143, 6}, 0, 0, 8, 2},
+      {"24x16 in 40x61, work-group 32, 2 offsets per work-item, 7 parts", {24, 16, 40, 61, 3}, 32, 0, 2, 7},
+      {"8x8 in 10x10, 5 offsets per work-item, more parts than rows", {8, 8, 10, 10, 5}, 0, 0, 5, 100},
+      {"32x32 +-16, automatic parts", Geometry::square (32, 16, 8), 0, 0, 4, 0},
   };
   for (const Case &c : cases)
     run_case (c);

@@ -100,7 +100,7 @@ struct FrameSlot {
   std::vector<Grid> grids;
   std::vector<Box> predicted;
   bool searching = false;
-  cl::Event search_event, read_event, extract_event;
+  cl::Event search_event, reduce_event, read_event, extract_event;
 };
 } // namespace
 
@@ -109,9 +109,10 @@ struct TemplateSearch::Impl {
   cl::Device dev;
   cl::Queue upload_queue; // uploads and conversions, where they overlap searches
   cl::Program program;
-  cl::Kernel convert, extract, search;
+  cl::Kernel convert, extract, search, search_part, reduce;
   bool from_cache = false;
-  int wg = 256, band = 0;
+  bool gpu = false;
+  int wg = 256, band = 0, kx = 1;
   cl::Mem mask;
   cl::Mem templates;
   int slots = 0;
@@ -230,6 +231,12 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
     return nullptr;
   }
   const bool gpu = (m.dev.info.type & CL_DEVICE_TYPE_GPU) || (m.dev.info.type & CL_DEVICE_TYPE_ACCELERATOR);
+  m.gpu = gpu;
+  if (config.offsets_per_item < 0 || config.offsets_per_item > 8 || config.parts < 0) {
+    *error = "offsets per work-item must be 0 (the device's default) to 8 and parts 0 (automatic) or more";
+    return nullptr;
+  }
+  m.kx = config.offsets_per_item > 0 ? config.offsets_per_item : gpu ? 1 : 8;
   if (config.upload_queue > 0 || (config.upload_queue < 0 && gpu)) {
     cl_int st = CL_SUCCESS;
     m.upload_queue.reset (clCreateCommandQueue (m.dev.context.get (), m.dev.info.id,
@@ -255,11 +262,11 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   const size_t fixed_bytes = m.template_bytes () + static_cast<size_t> (wg) * 8 + 256;
   if (m.dev.info.local_mem > 0)
     budget = std::min<size_t> (budget, m.dev.info.local_mem > fixed_bytes ? m.dev.info.local_mem - fixed_bytes : 0);
-  const size_t row_bytes = static_cast<size_t> (g.search_w) * 4;
+  const size_t row_bytes = static_cast<size_t> (g.search_w + m.kx - 1) * 4; // rows padded for the last group of offsets
   const long rows = static_cast<long> (budget / row_bytes) - (g.template_h - 1);
   if (rows < 1) {
     *error = "the search area's rows do not fit in the device's local memory (" + std::to_string (budget) +
-             " bytes for " + std::to_string (g.search_w) + "-pixel rows and a " + std::to_string (g.template_h) +
+             " bytes for " + std::to_string (g.search_w + m.kx - 1) + "-pixel rows and a " + std::to_string (g.template_h) +
              "-row template)";
     return nullptr;
   }
@@ -268,7 +275,8 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   std::string opts = "-cl-std=CL1.2 -D TW=" + std::to_string (g.template_w) + " -D TH=" +
                      std::to_string (g.template_h) + " -D SW=" + std::to_string (g.search_w) + " -D SH=" +
                      std::to_string (g.search_h) + " -D BAND=" + std::to_string (m.band) + " -D WG=" +
-                     std::to_string (wg) + " -D ALT_D=" + std::to_string (g.alt_distance);
+                     std::to_string (wg) + " -D ALT_D=" + std::to_string (g.alt_distance) + " -D KX=" +
+                     std::to_string (m.kx);
   if (cl::Error e = cl::build_program (m.dev, kernels::track_source, kernels::track_hash, opts, &m.program,
                                        &m.from_cache)) {
     *error = e.message;
@@ -276,7 +284,9 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   }
   for (auto [name, k] : {std::pair<const char *, cl::Kernel *>{"track_convert", &m.convert},
                          {"track_extract", &m.extract},
-                         {"track_search", &m.search}})
+                         {"track_search", &m.search},
+                         {"track_search_part", &m.search_part},
+                         {"track_reduce", &m.reduce}})
     if (cl::Error e = cl::create_kernel (m.program, name, k)) {
       *error = e.message;
       return nullptr;
@@ -299,6 +309,18 @@ const Geometry &TemplateSearch::geometry () const { return impl_->cfg.geometry; 
 const cl::Device &TemplateSearch::device () const { return impl_->dev; }
 int TemplateSearch::work_group () const { return impl_->wg; }
 int TemplateSearch::band_rows () const { return impl_->band; }
+int TemplateSearch::offsets_per_item () const { return impl_->kx; }
+
+int TemplateSearch::parts_for (int templates) const {
+  const Impl &m = *impl_;
+  const int rows = m.cfg.geometry.positions_h ();
+  if (m.cfg.parts > 0)
+    return std::min (m.cfg.parts, rows);
+  if (!m.gpu || templates <= 0)
+    return 1;
+  const int want = 2 * static_cast<int> (std::max<cl_uint> (m.dev.info.compute_units, 1));
+  return std::clamp ((want + templates - 1) / templates, 1, rows);
+}
 int TemplateSearch::capacity () const { return impl_->slots; }
 bool TemplateSearch::built_from_cache () const { return impl_->from_cache; }
 
@@ -501,12 +523,25 @@ cl::Error TemplateSearch::search_async (int frame, const std::vector<int> &slots
   GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.dev.queue.get (), fs->requests.get (), CL_FALSE, 0,
                                           fs->req.size () * sizeof (cl_int), fs->req.data (), 0, nullptr, nullptr));
   const cl_int w = fs->fw, h = fs->fh;
-  GPUDETECT_CL_TRY (cl::set_args (m.search.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, results));
   const size_t lws = m.wg, gws = n * m.wg;
   cl_event wait[1];
   const cl_uint nwait = m.wait_converted (*fs, wait);
-  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search.get (), 1, nullptr, &gws, &lws, nwait,
-                                            nwait ? wait : nullptr, m.ev (&fs->search_event)));
+  const cl_int parts = parts_for (static_cast<int> (n));
+  fs->reduce_event.reset ();
+  if (parts == 1) {
+    GPUDETECT_CL_TRY (cl::set_args (m.search.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, results));
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search.get (), 1, nullptr, &gws, &lws, nwait,
+                                              nwait ? wait : nullptr, m.ev (&fs->search_event)));
+  } else {
+    // the offset rows of each template shared by `parts` work-groups, then the reduction
+    const size_t pgws = gws * parts;
+    GPUDETECT_CL_TRY (cl::set_args (m.search_part.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, parts));
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search_part.get (), 1, nullptr, &pgws, &lws,
+                                              nwait, nwait ? wait : nullptr, m.ev (&fs->search_event)));
+    GPUDETECT_CL_TRY (cl::set_args (m.reduce.get (), m.dmap, results));
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.reduce.get (), 1, nullptr, &gws, &lws, 0, nullptr,
+                                              m.ev (&fs->reduce_event)));
+  }
   GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), results.get (), CL_FALSE, 0,
                                          fs->res.size () * sizeof (cl_uint), fs->res.data (), 0, nullptr,
                                          fs->read_event.out ()));
@@ -619,6 +654,14 @@ Times TemplateSearch::last_times () const {
   t.convert = span_us (f.converted);
   t.extract = span_us (f.extract_event);
   t.search = span_us (f.search_event);
+  if (f.reduce_event && f.search_event) { // first start to last end
+    cl_ulong a = 0, b = 0;
+    if (clGetEventProfilingInfo (f.search_event.get (), CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo (f.reduce_event.get (), CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) ==
+            CL_SUCCESS)
+      t.search = (b - a) / 1000.0;
+  }
   t.readback = span_us (f.read_event);
   return t;
 }

@@ -79,7 +79,7 @@ struct Match {
 
 // Device time of the last frame's commands, microseconds (with profiling).
 struct Times {
-  double upload = 0, convert = 0, extract = 0, search = 0, readback = 0;
+  double upload = 0, convert = 0, extract = 0, search = 0, readback = 0; // search: both launches of a split one
 };
 
 // The membership weights this engine puts into new templates (TW x TH,
@@ -103,6 +103,19 @@ public:
     // the frame before: -1 on GPUs and accelerators (not on CPU devices,
     // where both queues run on the same cores), 0 never, 1 always.
     int upload_queue = -1;
+    // The search's schedule (kernels/track.cl; gpudetect-bench-track
+    // --variants compares them on a device; docs/tracking.md has the
+    // figures).  offsets_per_item: neighbouring offsets of a row each
+    // work-item computes at once, reusing template and area pixels from
+    // registers (1..8; 0: 8 on CPU devices, measured on PoCL, 1 on GPUs,
+    // as measured on the H100 before the variants existed).  parts:
+    // work-groups sharing each template's offset rows, their distances
+    // reduced by a second launch (1: one work-group searches and reduces,
+    // the default; 0: automatic, on GPUs as many as give the device 2
+    // work-groups per compute unit when templates are fewer, else 1; at most
+    // one per offset row).
+    int offsets_per_item = 0;
+    int parts = 1;
   };
   static std::unique_ptr<TemplateSearch> create (const Config &config, std::string *error);
   ~TemplateSearch ();
@@ -143,6 +156,9 @@ public:
   const cl::Device &device () const;
   int work_group () const;
   int band_rows () const;
+  int offsets_per_item () const;
+  // Work-groups per template a search of `templates` templates uses.
+  int parts_for (int templates) const;
   Times last_times () const;
   bool built_from_cache () const;
 
