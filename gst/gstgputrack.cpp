@@ -35,6 +35,7 @@
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
+#include "gsthostmemory.h"
 #include "gstgpudetect.h"
 #include "track/tracker.h"
 
@@ -70,6 +71,7 @@ enum {
   PROP_MAX_IN_FLIGHT,
   PROP_FRAMES_UPLOADED,
   PROP_FRAMES_SHARED,
+  PROP_UPLOAD_POOL,
 };
 
 #define DEFAULT_TRACKING_TYPE GST_GPU_TRACK_SHORT_TERM
@@ -82,6 +84,7 @@ enum {
 #define DEFAULT_TEMPLATE_BLEND 1.0
 #define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
 #define DEFAULT_MAX_IN_FLIGHT 2
+#define DEFAULT_UPLOAD_POOL TRUE
 
 namespace {
 struct Settings {
@@ -95,6 +98,7 @@ struct Settings {
   double template_blend = DEFAULT_TEMPLATE_BLEND;
   GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
   guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  bool upload_pool = DEFAULT_UPLOAD_POOL;
 };
 
 // One buffer held by the element, in arrival order.
@@ -125,6 +129,8 @@ struct GstGpuTrackPrivate {
   // frames the tracker uploaded from host memory, and took from gpudetect's
   // upload, so far (read-only properties)
   std::atomic<guint64> uploaded{0}, shared_frames{0};
+  GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
+  guint64 host_memory_frames = 0;         // uploaded frames that arrived in it
 };
 
 struct _GstGpuTrack {
@@ -202,6 +208,7 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   priv->frames = 0;
   priv->uploaded = 0;
   priv->shared_frames = 0;
+  priv->host_memory_frames = 0;
   return TRUE;
 }
 
@@ -211,8 +218,12 @@ static gboolean gst_gpu_track_stop (GstBaseTransform *trans)
 {
   GstGpuTrack *self = GST_GPU_TRACK (trans);
   if (self->priv->tracker)
-    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " template searches",
-                     self->priv->frames, (guint64) self->priv->tracker->searches ());
+    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " template searches; %" G_GUINT64_FORMAT
+                     " frames uploaded (%" G_GUINT64_FORMAT " from page-locked memory), %" G_GUINT64_FORMAT
+                     " taken from gpudetect", self->priv->frames, (guint64) self->priv->tracker->searches (),
+                     (guint64) self->priv->tracker->uploads (), self->priv->host_memory_frames,
+                     (guint64) self->priv->tracker->shared_frames ());
+  gst_clear_object (&self->priv->host_allocator);
   discard_all (self);
   self->priv->tracker.reset ();
   self->priv->have_info = false;
@@ -554,6 +565,8 @@ static GstFlowReturn gst_gpu_track_submit_input_buffer (GstBaseTransform *trans,
   }
   if (priv->tracker->uploads () == uploads)
     unmap (p); // not uploaded: nothing reads it
+  else if (gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
+    priv->host_memory_frames++;
   priv->uploaded = priv->tracker->uploads ();
   priv->shared_frames = priv->tracker->shared_frames ();
   priv->fifo.push_back (std::move (p));
@@ -651,6 +664,65 @@ static gboolean gst_gpu_track_query (GstBaseTransform *trans, GstPadDirection di
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
 }
 
+// Offers upstream a video buffer pool in page-locked memory on the search's
+// context (gsthostmemory.h), as gpudetect does: frames decoded into it upload
+// at the device's full transfer speed.  A pool proposed downstream is left
+// first (behind gpudetect, gputrack's pool is the one gpudetect passes on).
+static gboolean gst_gpu_track_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
+{
+  GstGpuTrack *self = GST_GPU_TRACK (trans);
+  GstGpuTrackPrivate *priv = self->priv;
+  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
+  bool offer;
+  guint min_buffers;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    offer = priv->settings.upload_pool;
+    min_buffers = priv->settings.max_in_flight;
+  }
+  GstCaps *caps = nullptr;
+  gboolean need_pool = FALSE;
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  const gpudetect::track::TemplateSearch *engine = priv->tracker ? priv->tracker->engine () : nullptr;
+  if (!offer || !engine || !caps || gst_query_get_n_allocation_pools (query) > 0)
+    return TRUE;
+  if (!priv->host_allocator) {
+    std::shared_ptr<gpudetect::cl::HostAllocator> blocks;
+    if (gpudetect::cl::Error e = gpudetect::cl::HostAllocator::create (engine->device (), &blocks)) {
+      GST_WARNING_OBJECT (self, "no page-locked memory to offer upstream: %s", e.message.c_str ());
+      return TRUE;
+    }
+    priv->host_allocator = gst_gpu_detect_host_allocator_new (std::move (blocks));
+  }
+  guint size = 0;
+  GstBufferPool *pool = gst_gpu_detect_host_pool_new (priv->host_allocator, caps, &size);
+  if (!pool)
+    return TRUE;
+  GST_DEBUG_OBJECT (self, "offering a page-locked pool of %u-byte buffers for %" GST_PTR_FORMAT, size, caps);
+  gst_query_add_allocation_pool (query, pool, size, min_buffers, 0);
+  gst_object_unref (pool);
+  // Upstream configures the pool with the first allocator of the answer.
+  std::vector<std::pair<GstAllocator *, GstAllocationParams>> others;
+  while (gst_query_get_n_allocation_params (query) > 0) {
+    GstAllocator *a = nullptr;
+    GstAllocationParams p;
+    gst_query_parse_nth_allocation_param (query, 0, &a, &p);
+    others.emplace_back (a, p);
+    gst_query_remove_nth_allocation_param (query, 0);
+  }
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  gst_query_add_allocation_param (query, priv->host_allocator, &params);
+  for (auto &[a, p] : others) {
+    gst_query_add_allocation_param (query, a, &p);
+    if (a)
+      gst_object_unref (a);
+  }
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  return TRUE;
+}
+
 static void gst_gpu_track_set_context (GstElement *element, GstContext *context)
 {
   GST_GPU_TRACK (element)->priv->shared.set_context (context);
@@ -675,6 +747,7 @@ static void gst_gpu_track_set_property (GObject *object, guint prop_id, const GV
   case PROP_TEMPLATE_BLEND: s.template_blend = g_value_get_double (value); break;
   case PROP_MESSAGE_MODE: s.message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
   case PROP_MAX_IN_FLIGHT: s.max_in_flight = g_value_get_uint (value); break;
+  case PROP_UPLOAD_POOL: s.upload_pool = g_value_get_boolean (value); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -698,6 +771,7 @@ static void gst_gpu_track_get_property (GObject *object, guint prop_id, GValue *
   case PROP_TEMPLATE_BLEND: g_value_set_double (value, s.template_blend); break;
   case PROP_MESSAGE_MODE: g_value_set_enum (value, s.message_mode); break;
   case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, s.max_in_flight); break;
+  case PROP_UPLOAD_POOL: g_value_set_boolean (value, s.upload_pool); break;
   case PROP_FRAMES_UPLOADED: g_value_set_uint64 (value, self->priv->uploaded.load ()); break;
   case PROP_FRAMES_SHARED: g_value_set_uint64 (value, self->priv->shared_frames.load ()); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
@@ -779,6 +853,11 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
       g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
           "Frames held while their upload and template search run on the device (1: synchronous)", 1, 16,
           DEFAULT_MAX_IN_FLIGHT, ready));
+  g_object_class_install_property (gobject_class, PROP_UPLOAD_POOL,
+      g_param_spec_boolean ("upload-pool", "Upload pool",
+          "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
+          "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
+          DEFAULT_UPLOAD_POOL, ready));
   g_object_class_install_property (gobject_class, PROP_FRAMES_UPLOADED,
       g_param_spec_uint64 ("frames-uploaded", "Frames uploaded",
           "Frames copied to the device since the element started (read-only)", 0, G_MAXUINT64, 0,
@@ -804,6 +883,7 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
   trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_gpu_track_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_track_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_track_query);
+  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_gpu_track_propose_allocation);
 
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_TRACK_TYPE, static_cast<GstPluginAPIFlags> (0));
 }

@@ -903,6 +903,61 @@ GST_START_TEST (test_one_upload_with_gpudetect)
 GST_END_TEST;
 
 
+/* The element answers upstream's allocation query with a pool in
+ * page-locked memory (upload-pool, default on); frames from it are tracked
+ * as frames in ordinary memory are. */
+GST_START_TEST (test_upload_pool)
+{
+  const gboolean settings[] = {TRUE, FALSE};
+  Record rec[2] = {{g_array_new (FALSE, FALSE, sizeof (gint))}, {g_array_new (FALSE, FALSE, sizeof (gint))}};
+  const int frames = 12;
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++) {
+    gchar *desc = g_strdup_printf ("gputrack upload-pool=%s", settings[i] ? "true" : "false");
+    GstHarness *h = gst_harness_new_parse (desc);
+    g_free (desc);
+    gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBx,width=320,height=240,framerate=30/1");
+    int out = 0;
+    for (int n = 0; n <= frames; n++) {
+      if (n < frames) {
+        GstBuffer *src = clip_frame (&crossing, n);
+        GstBuffer *in = gst_harness_create_buffer (h, gst_buffer_get_size (src));
+        fail_unless (in != NULL);
+        const gboolean ours = gst_memory_is_type (gst_buffer_peek_memory (in, 0), "GpuDetectHostMemory");
+        fail_unless (ours == settings[i], "page-locked memory %d with upload-pool=%d", ours, settings[i]);
+        GstAllocator *allocator = NULL; /* negotiated by the first buffer */
+        gst_harness_get_allocator (h, &allocator, NULL);
+        if (settings[i])
+          fail_unless (allocator != NULL && g_strcmp0 (allocator->mem_type, "GpuDetectHostMemory") == 0);
+        GstMapInfo m;
+        fail_unless (gst_buffer_map (src, &m, GST_MAP_READ));
+        gst_buffer_fill (in, 0, m.data, m.size);
+        gst_buffer_unmap (src, &m);
+        fail_unless (gst_buffer_copy_into (in, src, GST_BUFFER_COPY_METADATA, 0, -1));
+        gst_buffer_unref (src);
+        fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+      } else {
+        fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+      }
+      GstBuffer *b;
+      while ((b = gst_harness_try_pull (h))) {
+        record_frame (&rec[i], out++, b);
+        gst_buffer_unref (b);
+      }
+    }
+    fail_unless_equals_int (out, frames);
+    fail_unless_equals_int (get_count (h, "frames-uploaded"), frames);
+    gst_harness_teardown (h);
+  }
+  fail_unless (rec[0].rows->len >= RECORD_FIELDS * 2u * frames, "%u objects", rec[0].rows->len / RECORD_FIELDS);
+  fail_unless_equals_int (rec[0].rows->len, rec[1].rows->len);
+  fail_unless (memcmp (rec[0].rows->data, rec[1].rows->data, rec[0].rows->len * sizeof (gint)) == 0,
+      "objects differ between page-locked and ordinary memory");
+  g_array_unref (rec[0].rows);
+  g_array_unref (rec[1].rows);
+}
+GST_END_TEST;
+
+
 static Suite *gputrack_suite (void)
 {
   Suite *s = suite_create ("gputrack");
@@ -919,6 +974,7 @@ static Suite *gputrack_suite (void)
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_shared_context);
   tcase_add_test (tc, test_one_upload_with_gpudetect);
+  tcase_add_test (tc, test_upload_pool);
   return s;
 }
 
