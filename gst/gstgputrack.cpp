@@ -18,7 +18,7 @@
  * conversion are enqueued when it arrives, its template search as soon as
  * the frame before it is associated (track states change in frame order),
  * its results read back without blocking; up to
- * #GstGputrack:max-in-flight frames are held, in order (docs/tracking.md).
+ * #GstGpuTrack:max-in-flight frames are held, in order (docs/tracking.md).
  * The OpenCL context is shared with gpudetect elements on the same device
  * (GstContext "gpudetect.cl.device").
  *
