@@ -77,6 +77,7 @@ static gboolean query_peer (GstElement *, GstPad *pad, gpointer user_data)
 bool gpudetect_cl_device_ensure (GstElement *element, const std::string &selector, GpuDetectDeviceSlot *slot,
                                  GpuDetectSharedDevice *out, std::string *error)
 {
+  gst_gpu_detect_cl_device_get_type (); // our debug category, before the first log
   gpudetect::cl::DeviceInfo want;
   if (gpudetect::cl::Error e = gpudetect::cl::choose_device (selector, &want)) {
     *error = e.message;

@@ -26,6 +26,7 @@
 #include "detector.h"
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
+#include "gstdeviceframe.h"
 #include "gsthostmemory.h"
 
 #include <gst/video/gstvideometa.h>
@@ -149,6 +150,9 @@ struct GstGpuDetectPrivate {
   guint64 lost_candidates = 0;            // windows a family's full list dropped, all told
   gint64 element_us = 0;                  // streaming thread's time in submit and output, all told
   guint64 element_frames = 0;             // buffers that went through submit
+  // Whether an element downstream reads the frames from the device
+  // (gputrack on the same context: gstdeviceframe.h), asked once per caps.
+  bool asked_consumer = false, consumer = false;
 
   // QoS
   std::mutex qos_lock;
@@ -372,6 +376,8 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     // Frames are uploaded straight from the buffers, which stay mapped and
     // referenced in the FIFO until the device is done with them.
     cfg.direct_upload = true;
+    // Each frame in a device buffer of its own while gputrack reads it.
+    cfg.share_frames = true;
     priv->search_changed = false;
   }
   std::string err;
@@ -469,6 +475,7 @@ static gboolean gst_gpu_detect_set_caps (GstBaseTransform *trans, GstCaps *incap
   }
   self->priv->info = info;
   self->priv->have_info = true;
+  self->priv->asked_consumer = false;
   return TRUE;
 }
 
@@ -541,6 +548,13 @@ static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans
   }
   if (detect && priv->detector->free_slots () == 0 && s.skip_when_busy)
     detect = false;
+  if (detect && !priv->asked_consumer) {
+    GstQuery *q = gpudetect_frame_query_new (priv->detector->context ());
+    priv->consumer = gst_pad_peer_query (GST_BASE_TRANSFORM_SRC_PAD (trans), q) && gpudetect_frame_query_answered (q);
+    gst_query_unref (q);
+    priv->asked_consumer = true;
+    GST_DEBUG_OBJECT (self, "frames %s on the device downstream", priv->consumer ? "read" : "not read");
+  }
   if (detect) {
     // Free a slot by completing the oldest detected frames (they stay queued).
     for (Pending &q : priv->fifo) {
@@ -549,8 +563,16 @@ static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans
       if (q.ticket >= 0 && !complete (self, q))
         return GST_FLOW_ERROR;
     }
+    const bool full_frame = s.roi_x <= 0 && s.roi_y <= 0 && s.roi_w <= 0 && s.roi_h <= 0;
+    const bool share = priv->consumer && full_frame;
+    if (share)
+      p.buffer = buf = gst_buffer_make_writable (buf); // for the frame's meta
     GstVideoFrame &frame = p.frame;
-    if (!gst_video_frame_map (&frame, &priv->info, buf, GST_MAP_READ)) {
+    // sharing: the entry's reference keeps the buffer, which stays writable
+    // for the frame's meta
+    const GstMapFlags flags =
+        share ? static_cast<GstMapFlags> (GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF) : GST_MAP_READ;
+    if (!gst_video_frame_map (&frame, &priv->info, buf, flags)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
       gst_buffer_unref (buf);
       return GST_FLOW_ERROR;
@@ -567,9 +589,20 @@ static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans
     f.data = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)) + ry * f.stride + rx * bpp;
     f.width = rw;
     f.height = rh;
+    const GstVideoFormat vf = GST_VIDEO_FRAME_FORMAT (&frame);
+    if (share && (vf == GST_VIDEO_FORMAT_NV12 || vf == GST_VIDEO_FORMAT_I420)) {
+      // the chroma too, for gputrack's colour
+      f.chroma = vf == GST_VIDEO_FORMAT_NV12 ? gpudetect::ChromaLayout::Nv12 : gpudetect::ChromaLayout::I420;
+      for (guint i = 1; i < GST_VIDEO_FRAME_N_PLANES (&frame) && i < 3; i++) {
+        f.chroma_data[i - 1] = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&frame, i));
+        f.chroma_stride[i - 1] = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, i);
+      }
+    }
     std::string err;
     if (rw > 0 && rh > 0)
       err = priv->detector->submit (f, &p.ticket);
+    if (share && p.ticket >= 0)
+      gst_buffer_add_gpu_detect_frame_meta (buf, priv->detector->device_frame (p.ticket));
     if (p.ticket >= 0 && gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
       priv->host_memory_frames++;
     if (p.ticket < 0)

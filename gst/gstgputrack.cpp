@@ -14,10 +14,13 @@
  * "detection" structure of its last detection (box updated).  roi->id stays
  * unique within the buffer.
  *
- * Synchronous: each frame's upload, search and readback complete before the
- * buffer leaves (a search of a few dozen templates takes well under a
- * millisecond on a GPU; docs/tracking.md).  The OpenCL context is shared with
- * gpudetect elements on the same device (GstContext "gpudetect.cl.device").
+ * Work is asynchronous, as gpudetect's: a frame's upload and colour
+ * conversion are enqueued when it arrives, its template search as soon as
+ * the frame before it is associated (track states change in frame order),
+ * its results read back without blocking; up to
+ * #GstGpuTrack:max-in-flight frames are held, in order (docs/tracking.md).
+ * The OpenCL context is shared with gpudetect elements on the same device
+ * (GstContext "gpudetect.cl.device").
  *
  * ## Example
  * |[
@@ -31,6 +34,8 @@
 
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
+#include "gstdeviceframe.h"
+#include "gsthostmemory.h"
 #include "gstgpudetect.h"
 #include "track/tracker.h"
 
@@ -38,7 +43,9 @@
 #include <gst/video/video.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,6 +68,10 @@ enum {
   PROP_IOU_THRESHOLD,
   PROP_TEMPLATE_BLEND,
   PROP_MESSAGE_MODE,
+  PROP_MAX_IN_FLIGHT,
+  PROP_FRAMES_UPLOADED,
+  PROP_FRAMES_SHARED,
+  PROP_UPLOAD_POOL,
 };
 
 #define DEFAULT_TRACKING_TYPE GST_GPU_TRACK_SHORT_TERM
@@ -72,6 +83,8 @@ enum {
 #define DEFAULT_IOU_THRESHOLD 0.3
 #define DEFAULT_TEMPLATE_BLEND 1.0
 #define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
+#define DEFAULT_MAX_IN_FLIGHT 2
+#define DEFAULT_UPLOAD_POOL TRUE
 
 namespace {
 struct Settings {
@@ -84,6 +97,18 @@ struct Settings {
   double iou_threshold = DEFAULT_IOU_THRESHOLD;
   double template_blend = DEFAULT_TEMPLATE_BLEND;
   GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
+  guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  bool upload_pool = DEFAULT_UPLOAD_POOL;
+};
+
+// One buffer held by the element, in arrival order.
+struct Pending {
+  GstBuffer *buffer = nullptr; // our reference, kept until the device is done with its frame
+  GstVideoFrame frame;         // mapped while the device may still read it
+  bool mapped = false;
+  uint64_t ticket = 0;         // the tracker's
+  bool done = false;           // collected: `objects` hold its result
+  std::vector<gpudetect::track::TrackedObject> objects;
 };
 } // namespace
 
@@ -100,6 +125,12 @@ struct GstGpuTrackPrivate {
   std::string device_name;
   size_t last_count = G_MAXSIZE;
   guint64 frames = 0;
+  std::deque<Pending> fifo;
+  // frames the tracker uploaded from host memory, and took from gpudetect's
+  // upload, so far (read-only properties)
+  std::atomic<guint64> uploaded{0}, shared_frames{0};
+  GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
+  guint64 host_memory_frames = 0;         // uploaded frames that arrived in it
 };
 
 struct _GstGpuTrack {
@@ -149,6 +180,7 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   cfg.min_confidence = s.min_confidence;
   cfg.iou_threshold = s.iou_threshold;
   cfg.blend = static_cast<int> (s.template_blend * 256 + 0.5);
+  cfg.frames = static_cast<int> (s.max_in_flight);
   cfg.engine.geometry =
       gpudetect::track::Geometry::square (s.template_size, s.search_radius, std::max (2, s.template_size / 4));
   GpuDetectSharedDevice device;
@@ -174,15 +206,25 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
                      e->built_from_cache () ? " (kernels from cache)" : "");
   priv->last_count = G_MAXSIZE;
   priv->frames = 0;
+  priv->uploaded = 0;
+  priv->shared_frames = 0;
+  priv->host_memory_frames = 0;
   return TRUE;
 }
+
+static void discard_all (GstGpuTrack *self);
 
 static gboolean gst_gpu_track_stop (GstBaseTransform *trans)
 {
   GstGpuTrack *self = GST_GPU_TRACK (trans);
   if (self->priv->tracker)
-    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " template searches",
-                     self->priv->frames, (guint64) self->priv->tracker->searches ());
+    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " template searches; %" G_GUINT64_FORMAT
+                     " frames uploaded (%" G_GUINT64_FORMAT " from page-locked memory), %" G_GUINT64_FORMAT
+                     " taken from gpudetect", self->priv->frames, (guint64) self->priv->tracker->searches (),
+                     (guint64) self->priv->tracker->uploads (), self->priv->host_memory_frames,
+                     (guint64) self->priv->tracker->shared_frames ());
+  gst_clear_object (&self->priv->host_allocator);
+  discard_all (self);
   self->priv->tracker.reset ();
   self->priv->have_info = false;
   return TRUE;
@@ -217,6 +259,34 @@ static gpudetect::track::ColorFormat color_format (GstVideoFormat f)
   case GST_VIDEO_FORMAT_BGRx: return gpudetect::track::ColorFormat::Bgrx;
   default: return gpudetect::track::ColorFormat::Gray8;
   }
+}
+
+// Whether a frame gpudetect uploaded is this buffer's frame as the caps
+// describe it (an element between the two that changed the pixels drops the
+// meta; this also catches one that kept it).
+static bool device_frame_matches (const gpudetect::DeviceFrame &d, const GstVideoInfo *info)
+{
+  if (d.width != GST_VIDEO_INFO_WIDTH (info) || d.height != GST_VIDEO_INFO_HEIGHT (info))
+    return false;
+  using gpudetect::ChromaLayout;
+  using gpudetect::PixelFormat;
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+  case GST_VIDEO_FORMAT_GRAY8: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::None;
+  case GST_VIDEO_FORMAT_NV12: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::Nv12;
+  case GST_VIDEO_FORMAT_I420: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::I420;
+  case GST_VIDEO_FORMAT_RGBA: return d.format == PixelFormat::Rgba;
+  case GST_VIDEO_FORMAT_BGRA: return d.format == PixelFormat::Bgra;
+  case GST_VIDEO_FORMAT_RGBx: return d.format == PixelFormat::Rgbx;
+  case GST_VIDEO_FORMAT_BGRx: return d.format == PixelFormat::Bgrx;
+  default: return false;
+  }
+}
+
+// The context of the tracker's search (null without search).
+static cl_context search_context (GstGpuTrackPrivate *priv)
+{
+  const gpudetect::track::TemplateSearch *e = priv->tracker ? priv->tracker->engine () : nullptr;
+  return e ? e->device ().context.get () : nullptr;
 }
 
 // A box clipped to the frame, in whole pixels; false when nothing is left.
@@ -280,11 +350,154 @@ static void add_tracking_params (GstVideoRegionOfInterestMeta *roi, const gpudet
                                                                        G_TYPE_INT, o.since_detection, nullptr));
 }
 
-static GstFlowReturn gst_gpu_track_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+// The detections a buffer carries (ROIs without an object id, of some size),
+// and their metas, in the buffer's order; the largest roi->id.
+static void read_detections (GstBuffer *buf, std::vector<gpudetect::track::Detection> *dets,
+                             std::vector<GstVideoRegionOfInterestMeta *> *metas, gint *max_roi_id)
+{
+  *max_roi_id = -1;
+  gpointer state = nullptr;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (meta);
+    *max_roi_id = std::max (*max_roi_id, roi->id);
+    if (gst_video_region_of_interest_meta_get_param (roi, "object_id"))
+      continue; // tracked upstream already
+    gpudetect::track::Detection d;
+    d.box = {static_cast<double> (roi->x), static_cast<double> (roi->y), static_cast<double> (roi->w),
+             static_cast<double> (roi->h)};
+    d.label = roi->roi_type ? g_quark_to_string (roi->roi_type) : "";
+    if (const GstStructure *p = gst_video_region_of_interest_meta_get_param (roi, "detection")) {
+      gst_structure_get_double (p, "confidence", &d.confidence);
+      gst_structure_get_int (p, "label_id", &d.label_id);
+    }
+    if (d.box.w <= 0 || d.box.h <= 0)
+      continue;
+    if (dets)
+      dets->push_back (std::move (d));
+    metas->push_back (roi);
+  }
+}
+
+static void unmap (Pending &p)
+{
+  if (p.mapped)
+    gst_video_frame_unmap (&p.frame);
+  p.mapped = false;
+}
+
+// Waits for the entry's objects (the frames before it are done).
+static gboolean complete (GstGpuTrack *self, Pending &p)
+{
+  GstGpuTrackPrivate *priv = self->priv;
+  if (p.done)
+    return TRUE;
+  gpudetect::cl::Error e = priv->tracker->collect (p.ticket, &p.objects);
+  p.done = true;
+  unmap (p); // the device is done with the frame's memory
+  if (e) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Tracking failed on the OpenCL device.")), ("%s", e.message.c_str ()));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+// The entry's buffer with the tracking metadata, its message posted.
+static GstBuffer *finish (GstGpuTrack *self, Pending &p)
+{
+  GstGpuTrackPrivate *priv = self->priv;
+  GstBuffer *buf = p.buffer;
+  p.buffer = nullptr;
+  const int fw = GST_VIDEO_INFO_WIDTH (&priv->info), fh = GST_VIDEO_INFO_HEIGHT (&priv->info);
+  if (gst_buffer_get_meta (buf, GST_GPU_DETECT_FRAME_META_API_TYPE)) {
+    // read: its device buffer goes back to gpudetect
+    buf = gst_buffer_make_writable (buf);
+    gst_buffer_remove_meta (buf, gst_buffer_get_meta (buf, GST_GPU_DETECT_FRAME_META_API_TYPE));
+  }
+  if (!p.objects.empty ()) {
+    buf = gst_buffer_make_writable (buf);
+    // the metas of the writable buffer, as submit read them
+    std::vector<GstVideoRegionOfInterestMeta *> metas;
+    gint max_roi_id = -1;
+    read_detections (buf, nullptr, &metas, &max_roi_id);
+    for (const gpudetect::track::TrackedObject &o : p.objects) {
+      if (o.detection >= 0) {
+        if (static_cast<size_t> (o.detection) < metas.size ())
+          add_tracking_params (metas[o.detection], o);
+        continue;
+      }
+      // a tracked object: a meta of its own, clipped to the frame
+      int x0, y0, w, h;
+      if (!clip (o.box, fw, fh, &x0, &y0, &w, &h))
+        continue;
+      const int x1 = x0 + w, y1 = y0 + h;
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_add_video_region_of_interest_meta (buf, o.label.c_str (), x0, y0, x1 - x0, y1 - y0);
+      roi->id = ++max_roi_id;
+      gst_video_region_of_interest_meta_add_param (
+          roi, gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE, (double) x0 / fw, "y_min", G_TYPE_DOUBLE,
+                                  (double) y0 / fh, "x_max", G_TYPE_DOUBLE, (double) x1 / fw, "y_max", G_TYPE_DOUBLE,
+                                  (double) y1 / fh, "confidence", G_TYPE_DOUBLE, o.detection_confidence, "label_id",
+                                  G_TYPE_INT, o.label_id, "label", G_TYPE_STRING, o.label.c_str (), nullptr));
+      add_tracking_params (roi, o);
+    }
+  }
+  GstGpuDetectMessageMode mode;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    mode = priv->settings.message_mode;
+  }
+  post_message (self, buf, p.objects, mode);
+  return buf;
+}
+
+// Drops every held buffer (flush, stop), after the device is done with them.
+static void discard_all (GstGpuTrack *self)
+{
+  GstGpuTrackPrivate *priv = self->priv;
+  if (priv->tracker)
+    priv->tracker->discard ();
+  for (Pending &p : priv->fifo) {
+    unmap (p);
+    gst_clear_buffer (&p.buffer);
+  }
+  priv->fifo.clear ();
+}
+
+// Pushes every held buffer downstream, in order (EOS, caps, serialized events, drain).
+static GstFlowReturn drain (GstGpuTrack *self)
+{
+  GstGpuTrackPrivate *priv = self->priv;
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (!priv->fifo.empty ()) {
+    Pending p = std::move (priv->fifo.front ());
+    priv->fifo.pop_front ();
+    if (ret != GST_FLOW_OK || !complete (self, p)) {
+      if (ret == GST_FLOW_OK)
+        ret = GST_FLOW_ERROR;
+      if (!p.done) { // after an error: what is left in flight goes
+        priv->tracker->discard ();
+        for (Pending &q : priv->fifo)
+          unmap (q);
+      }
+      unmap (p);
+      gst_clear_buffer (&p.buffer);
+      continue;
+    }
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), finish (self, p));
+  }
+  return ret;
+}
+
+// Every input buffer goes into the FIFO, its frame submitted to the tracker
+// (upload and conversion enqueued, its search as soon as the frame before is
+// associated).
+static GstFlowReturn gst_gpu_track_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
 {
   GstGpuTrack *self = GST_GPU_TRACK (trans);
   GstGpuTrackPrivate *priv = self->priv;
   if (!priv->have_info || !priv->tracker) {
+    gst_buffer_unref (buf);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")), ("no caps before the first buffer"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
@@ -298,89 +511,113 @@ static GstFlowReturn gst_gpu_track_transform_ip (GstBaseTransform *trans, GstBuf
   priv->frames++;
   const int fw = GST_VIDEO_INFO_WIDTH (&priv->info), fh = GST_VIDEO_INFO_HEIGHT (&priv->info);
 
-  // the detections this frame carries
-  std::vector<gpudetect::track::Detection> dets;
-  std::vector<GstVideoRegionOfInterestMeta *> metas;
-  gint max_roi_id = -1;
-  {
-    gpointer state = nullptr;
-    GstMeta *meta;
-    while ((meta = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-      auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (meta);
-      max_roi_id = std::max (max_roi_id, roi->id);
-      if (gst_video_region_of_interest_meta_get_param (roi, "object_id"))
-        continue; // tracked upstream already
-      gpudetect::track::Detection d;
-      d.box = {static_cast<double> (roi->x), static_cast<double> (roi->y), static_cast<double> (roi->w),
-               static_cast<double> (roi->h)};
-      d.label = roi->roi_type ? g_quark_to_string (roi->roi_type) : "";
-      if (const GstStructure *p = gst_video_region_of_interest_meta_get_param (roi, "detection")) {
-        gst_structure_get_double (p, "confidence", &d.confidence);
-        gst_structure_get_int (p, "label_id", &d.label_id);
-      }
-      if (d.box.w <= 0 || d.box.h <= 0)
-        continue;
-      dets.push_back (std::move (d));
-      metas.push_back (roi);
+  // a frame slot: complete the oldest frames in flight (they stay queued)
+  for (Pending &q : priv->fifo) {
+    if (priv->tracker->in_flight () < static_cast<size_t> (priv->tracker->frames ()))
+      break;
+    if (!q.done && !complete (self, q)) {
+      gst_buffer_unref (buf);
+      return GST_FLOW_ERROR;
     }
   }
 
-  std::vector<gpudetect::track::TrackedObject> objs;
-  GstVideoFrame frame;
-  bool mapped = false;
+  Pending p;
+  p.buffer = buf;
+  std::vector<gpudetect::track::Detection> dets;
+  std::vector<GstVideoRegionOfInterestMeta *> metas;
+  gint max_roi_id;
+  read_detections (buf, &dets, &metas, &max_roi_id);
   gpudetect::track::ColorFrame cf;
   const bool search = priv->running.type == GST_GPU_TRACK_SHORT_TERM;
-  if (search && (priv->tracker->tracks () > 0 || !dets.empty ())) {
-    if (!gst_video_frame_map (&frame, &priv->info, buf, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
-      return GST_FLOW_ERROR;
-    }
-    mapped = true;
-    cf.format = color_format (GST_VIDEO_FRAME_FORMAT (&frame));
-    cf.width = fw;
-    cf.height = fh;
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame) && p < 3; p++) {
-      cf.planes[p] = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&frame, p));
-      cf.strides[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+  // the frame gpudetect uploaded on our context, where it carries one
+  std::shared_ptr<const gpudetect::DeviceFrame> device;
+  if (search) {
+    device = gst_buffer_get_gpu_detect_frame (buf, search_context (priv));
+    if (device && !device_frame_matches (*device, &priv->info)) {
+      GST_DEBUG_OBJECT (self, "the device frame the buffer carries is not its frame: uploading it");
+      device.reset ();
     }
   }
-  gpudetect::cl::Error e = priv->tracker->process (mapped ? &cf : nullptr, fw, fh, dets, &objs);
-  if (mapped)
-    gst_video_frame_unmap (&frame);
+  if (search && !device) {
+    // mapped until the device is done with it (collected or discarded)
+    if (!gst_video_frame_map (&p.frame, &priv->info, buf, GST_MAP_READ)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
+      gst_buffer_unref (buf);
+      return GST_FLOW_ERROR;
+    }
+    p.mapped = true;
+    cf.format = color_format (GST_VIDEO_FRAME_FORMAT (&p.frame));
+    cf.width = fw;
+    cf.height = fh;
+    for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (&p.frame) && i < 3; i++) {
+      cf.planes[i] = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&p.frame, i));
+      cf.strides[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&p.frame, i);
+    }
+  }
+  const uint64_t uploads = priv->tracker->uploads ();
+  gpudetect::cl::Error e =
+      priv->tracker->submit (search && !device ? &cf : nullptr, device, fw, fh, std::move (dets), &p.ticket);
   if (e) {
+    unmap (p);
+    gst_buffer_unref (buf);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Tracking failed on the OpenCL device.")), ("%s", e.message.c_str ()));
     return GST_FLOW_ERROR;
   }
+  if (priv->tracker->uploads () == uploads)
+    unmap (p); // not uploaded: nothing reads it
+  else if (gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
+    priv->host_memory_frames++;
+  priv->uploaded = priv->tracker->uploads ();
+  priv->shared_frames = priv->tracker->shared_frames ();
+  priv->fifo.push_back (std::move (p));
+  return GST_FLOW_OK;
+}
 
-  for (const gpudetect::track::TrackedObject &o : objs) {
-    if (o.detection >= 0) {
-      add_tracking_params (metas[o.detection], o);
-      continue;
-    }
-    // a tracked object: a meta of its own, clipped to the frame
-    int x0, y0, w, h;
-    if (!clip (o.box, fw, fh, &x0, &y0, &w, &h))
-      continue;
-    const int x1 = x0 + w, y1 = y0 + h;
-    GstVideoRegionOfInterestMeta *roi =
-        gst_buffer_add_video_region_of_interest_meta (buf, o.label.c_str (), x0, y0, x1 - x0, y1 - y0);
-    roi->id = ++max_roi_id;
-    gst_video_region_of_interest_meta_add_param (
-        roi, gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE, (double) x0 / fw, "y_min", G_TYPE_DOUBLE,
-                                (double) y0 / fh, "x_max", G_TYPE_DOUBLE, (double) x1 / fw, "y_max", G_TYPE_DOUBLE,
-                                (double) y1 / fh, "confidence", G_TYPE_DOUBLE, o.detection_confidence, "label_id",
-                                G_TYPE_INT, o.label_id, "label", G_TYPE_STRING, o.label.c_str (), nullptr));
-    add_tracking_params (roi, o);
+// Returns the oldest held buffer once its frame is associated; waits for it
+// only when max-in-flight buffers are held.
+static GstFlowReturn gst_gpu_track_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  GstGpuTrack *self = GST_GPU_TRACK (trans);
+  GstGpuTrackPrivate *priv = self->priv;
+  *outbuf = nullptr;
+  if (priv->fifo.empty ())
+    return GST_FLOW_OK;
+  guint max_in_flight;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    max_in_flight = priv->running.max_in_flight;
   }
-  post_message (self, buf, objs, s.message_mode);
+  Pending &front = priv->fifo.front ();
+  const bool done = front.done || priv->tracker->ready (front.ticket);
+  if (!done && priv->fifo.size () < max_in_flight)
+    return GST_FLOW_OK;
+  if (!complete (self, front)) {
+    gst_clear_buffer (&front.buffer);
+    priv->fifo.pop_front ();
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = finish (self, front);
+  priv->fifo.pop_front ();
   return GST_FLOW_OK;
 }
 
 static gboolean gst_gpu_track_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   GstGpuTrack *self = GST_GPU_TRACK (trans);
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && self->priv->tracker)
-    self->priv->tracker->reset (); // a seek: the next frames are not the ones tracked
+  switch (GST_EVENT_TYPE (event)) {
+  case GST_EVENT_FLUSH_STOP:
+    discard_all (self);
+    if (self->priv->tracker)
+      self->priv->tracker->reset (); // a seek: the next frames are not the ones tracked
+    break;
+  case GST_EVENT_FLUSH_START:
+    break;
+  default:
+    // Held buffers go out before any serialized event (EOS, caps, segment...).
+    if (GST_EVENT_IS_SERIALIZED (event) && !self->priv->fifo.empty ())
+      drain (self);
+    break;
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
@@ -389,7 +626,101 @@ static gboolean gst_gpu_track_query (GstBaseTransform *trans, GstPadDirection di
   GstGpuTrack *self = GST_GPU_TRACK (trans);
   if (gpudetect_cl_device_handle_query (GST_ELEMENT (self), query, &self->priv->shared))
     return TRUE;
+  // gpudetect upstream asks whether its frames are read on the device
+  if (direction == GST_PAD_SINK) {
+    cl_context c = gpudetect_frame_query_context (query);
+    if (c && c == search_context (self->priv)) {
+      gpudetect_frame_query_answer (query);
+      return TRUE;
+    }
+  }
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN) {
+    drain (self);
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+  }
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
+      return FALSE;
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency (query, &live, &min, &max);
+    // A frame waits for at most max-in-flight - 1 later frames before it leaves.
+    guint depth;
+    {
+      std::lock_guard<std::mutex> g (self->priv->lock);
+      depth = self->priv->settings.max_in_flight - 1;
+    }
+    GstClockTime frame = GST_SECOND / 30;
+    if (self->priv->have_info && GST_VIDEO_INFO_FPS_N (&self->priv->info) > 0)
+      frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&self->priv->info),
+                                         GST_VIDEO_INFO_FPS_N (&self->priv->info));
+    const GstClockTime ours = depth * frame;
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+}
+
+// Offers upstream a video buffer pool in page-locked memory on the search's
+// context (gsthostmemory.h), as gpudetect does: frames decoded into it upload
+// at the device's full transfer speed.  A pool proposed downstream is left
+// first (behind gpudetect, gputrack's pool is the one gpudetect passes on).
+static gboolean gst_gpu_track_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
+{
+  GstGpuTrack *self = GST_GPU_TRACK (trans);
+  GstGpuTrackPrivate *priv = self->priv;
+  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
+  bool offer;
+  guint min_buffers;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    offer = priv->settings.upload_pool;
+    min_buffers = priv->settings.max_in_flight;
+  }
+  GstCaps *caps = nullptr;
+  gboolean need_pool = FALSE;
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  const gpudetect::track::TemplateSearch *engine = priv->tracker ? priv->tracker->engine () : nullptr;
+  if (!offer || !engine || !caps || gst_query_get_n_allocation_pools (query) > 0)
+    return TRUE;
+  if (!priv->host_allocator) {
+    std::shared_ptr<gpudetect::cl::HostAllocator> blocks;
+    if (gpudetect::cl::Error e = gpudetect::cl::HostAllocator::create (engine->device (), &blocks)) {
+      GST_WARNING_OBJECT (self, "no page-locked memory to offer upstream: %s", e.message.c_str ());
+      return TRUE;
+    }
+    priv->host_allocator = gst_gpu_detect_host_allocator_new (std::move (blocks));
+  }
+  guint size = 0;
+  GstBufferPool *pool = gst_gpu_detect_host_pool_new (priv->host_allocator, caps, &size);
+  if (!pool)
+    return TRUE;
+  GST_DEBUG_OBJECT (self, "offering a page-locked pool of %u-byte buffers for %" GST_PTR_FORMAT, size, caps);
+  gst_query_add_allocation_pool (query, pool, size, min_buffers, 0);
+  gst_object_unref (pool);
+  // Upstream configures the pool with the first allocator of the answer.
+  std::vector<std::pair<GstAllocator *, GstAllocationParams>> others;
+  while (gst_query_get_n_allocation_params (query) > 0) {
+    GstAllocator *a = nullptr;
+    GstAllocationParams p;
+    gst_query_parse_nth_allocation_param (query, 0, &a, &p);
+    others.emplace_back (a, p);
+    gst_query_remove_nth_allocation_param (query, 0);
+  }
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  gst_query_add_allocation_param (query, priv->host_allocator, &params);
+  for (auto &[a, p] : others) {
+    gst_query_add_allocation_param (query, a, &p);
+    if (a)
+      gst_object_unref (a);
+  }
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  return TRUE;
 }
 
 static void gst_gpu_track_set_context (GstElement *element, GstContext *context)
@@ -415,6 +746,8 @@ static void gst_gpu_track_set_property (GObject *object, guint prop_id, const GV
   case PROP_IOU_THRESHOLD: s.iou_threshold = g_value_get_double (value); break;
   case PROP_TEMPLATE_BLEND: s.template_blend = g_value_get_double (value); break;
   case PROP_MESSAGE_MODE: s.message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
+  case PROP_MAX_IN_FLIGHT: s.max_in_flight = g_value_get_uint (value); break;
+  case PROP_UPLOAD_POOL: s.upload_pool = g_value_get_boolean (value); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -437,12 +770,17 @@ static void gst_gpu_track_get_property (GObject *object, guint prop_id, GValue *
   case PROP_IOU_THRESHOLD: g_value_set_double (value, s.iou_threshold); break;
   case PROP_TEMPLATE_BLEND: g_value_set_double (value, s.template_blend); break;
   case PROP_MESSAGE_MODE: g_value_set_enum (value, s.message_mode); break;
+  case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, s.max_in_flight); break;
+  case PROP_UPLOAD_POOL: g_value_set_boolean (value, s.upload_pool); break;
+  case PROP_FRAMES_UPLOADED: g_value_set_uint64 (value, self->priv->uploaded.load ()); break;
+  case PROP_FRAMES_SHARED: g_value_set_uint64 (value, self->priv->shared_frames.load ()); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
 
 static void gst_gpu_track_finalize (GObject *object)
 {
+  discard_all (GST_GPU_TRACK (object));
   delete GST_GPU_TRACK (object)->priv;
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -511,6 +849,24 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
       g_param_spec_enum ("message-mode", "Message mode",
           "When to post the \"gputrack\" element message with the tracked objects and their ids",
           GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE, playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
+          "Frames held while their upload and template search run on the device (1: synchronous)", 1, 16,
+          DEFAULT_MAX_IN_FLIGHT, ready));
+  g_object_class_install_property (gobject_class, PROP_UPLOAD_POOL,
+      g_param_spec_boolean ("upload-pool", "Upload pool",
+          "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
+          "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
+          DEFAULT_UPLOAD_POOL, ready));
+  g_object_class_install_property (gobject_class, PROP_FRAMES_UPLOADED,
+      g_param_spec_uint64 ("frames-uploaded", "Frames uploaded",
+          "Frames copied to the device since the element started (read-only)", 0, G_MAXUINT64, 0,
+          static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_FRAMES_SHARED,
+      g_param_spec_uint64 ("frames-shared", "Frames shared",
+          "Frames taken from an upstream gpudetect's upload on the same device instead of uploading them again, "
+          "since the element started (read-only)", 0, G_MAXUINT64, 0,
+          static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   gst_element_class_set_static_metadata (element_class, "OpenCL template tracker", "Filter/Analyzer/Video",
       "Gives detected objects ids across frames and moves their boxes by template search on an OpenCL device on "
@@ -523,9 +879,11 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_track_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_track_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_gpu_track_set_caps);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_gpu_track_transform_ip);
+  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_gpu_track_submit_input_buffer);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_gpu_track_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_track_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_track_query);
+  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_gpu_track_propose_allocation);
 
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_TRACK_TYPE, static_cast<GstPluginAPIFlags> (0));
 }

@@ -22,7 +22,19 @@
  *
  * Build options: -D TW= -D TH= (template), -D SW= -D SH= (search area),
  * -D BAND= (offset rows per band of the search area in local memory),
- * -D WG= (work-group size of track_search), -D ALT_D= (alternative distance).
+ * -D WG= (work-group size of track_search), -D ALT_D= (alternative distance),
+ * -D KX= (neighbouring offsets of a row each work-item computes at once).
+ *
+ * Register tiling (KX > 1): a work-item computes D at KX neighbouring offsets
+ * of a row together; along a template row it holds a window of KX + 1 area
+ * pixels in registers, so that each template pixel is read and unpacked once
+ * for KX offsets and each area pixel once for (nearly) KX offsets instead of
+ * once per offset.  The sums are the same integers in the same order.
+ *
+ * Split search (track_search_part + track_reduce): where templates are too
+ * few to fill the device, each template's offset rows are shared among
+ * `parts` work-groups that write the distances, and one work-group per
+ * template then reduces them to the best and the alternative.
  */
 
 #ifndef TW
@@ -34,10 +46,17 @@
 #define WG 256
 #define ALT_D 8
 #endif
+#ifndef KX
+#define KX 1
+#endif
 
 #define PW (SW - TW + 1)
 #define PH (SH - TH + 1)
 #define BAND_ROWS (BAND + TH - 1)
+/* Offsets a row holds in groups of KX, and the area's row in local memory
+ * (padded so that a group at the row's end reads no further than the row). */
+#define PWK ((PW + KX - 1) / KX)
+#define SWP (SW + KX - 1)
 
 /* Pixel formats of track_convert. */
 #define FMT_NV12 0
@@ -123,6 +142,119 @@ inline int better (uint d, int i, uint bd, int bi)
   return d < bd || (d == bd && i < bi);
 }
 
+inline uint sad3 (uchar4 u, uchar4 v)
+{
+  return (uint) (abs ((int) u.x - (int) v.x) + abs ((int) u.y - (int) v.y) + abs ((int) u.z - (int) v.z));
+}
+
+/* Loads the template of `slot` into local memory. */
+inline void load_template (__global const uchar4 *templates, int slot, __local uchar4 *tmpl, int lid)
+{
+  __global const uchar4 *t = templates + (size_t) slot * (TW * TH);
+  for (int i = lid; i < TW * TH; i += WG)
+    tmpl[i] = t[i];
+}
+
+/* Distances at offset rows [y_begin, y_end) of a request: written to dm,
+ * the best of those this work-item computed kept in (*best_d, *best_i).
+ * The area's rows go through local memory a band at a time. */
+__attribute__ ((always_inline)) inline void search_rows (__global const uchar4 *frame, int fw, int fh, int ox, int oy, int sx, int sy,
+                         __local const uchar4 *tmpl, __local uchar4 *area, __global uint *dm, int y_begin,
+                         int y_end, int lid, uint *best_d, int *best_i)
+{
+  uint bd = *best_d;
+  int bi = *best_i;
+  for (int y0 = y_begin; y0 < y_end; y0 += BAND) {
+    const int rows = min (BAND, y_end - y0);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int i = lid; i < (rows + TH - 1) * SWP; i += WG)
+      area[i] = sample (frame, fw, fh, ox, oy, sx, sy, i % SWP, y0 + i / SWP);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    const int n = rows * PWK;
+    for (int q = lid; q < n; q += WG) {
+      const int py = q / PWK, px = (q % PWK) * KX;
+#if KX == 1
+      uint d = 0;
+      for (int ty = 0; ty < TH; ty++) {
+        __local const uchar4 *a = area + (py + ty) * SWP + px;
+        __local const uchar4 *tt = tmpl + ty * TW;
+        for (int tx = 0; tx < TW; tx++) {
+          const uchar4 u = tt[tx];
+          d += (uint) u.w * sad3 (u, a[tx]);
+        }
+      }
+      const int idx = (y0 + py) * PW + px;
+      dm[idx] = d;
+      if (better (d, idx, bd, bi)) {
+        bd = d;
+        bi = idx;
+      }
+#else
+      uint d[KX];
+#pragma unroll
+      for (int k = 0; k < KX; k++)
+        d[k] = 0;
+      for (int ty = 0; ty < TH; ty++) {
+        __local const uchar4 *a = area + (py + ty) * SWP + px;
+        __local const uchar4 *tt = tmpl + ty * TW;
+        uchar4 win[KX];
+#pragma unroll
+        for (int k = 0; k < KX - 1; k++)
+          win[k] = a[k];
+#pragma unroll 4
+        for (int tx = 0; tx < TW; tx++) {
+          win[KX - 1] = a[tx + KX - 1];
+          const uchar4 u = tt[tx];
+#pragma unroll
+          for (int k = 0; k < KX; k++)
+            d[k] += (uint) u.w * sad3 (u, win[k]);
+#pragma unroll
+          for (int k = 0; k < KX - 1; k++)
+            win[k] = win[k + 1];
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < KX; k++) {
+        const int idx = (y0 + py) * PW + px + k;
+        if (px + k < PW) {
+          dm[idx] = d[k];
+          if (better (d[k], idx, bd, bi)) {
+            bd = d[k];
+            bi = idx;
+          }
+        }
+      }
+#endif
+    }
+  }
+  *best_d = bd;
+  *best_i = bi;
+}
+
+/* The best pair over the work-group (red_* in local memory). */
+inline void reduce_best (__local uint *red_d, __local int *red_i, int lid, uint d, int i)
+{
+  red_d[lid] = d;
+  red_i[lid] = i;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int s = WG / 2; s > 0; s >>= 1) {
+    if (lid < s && better (red_d[lid + s], red_i[lid + s], red_d[lid], red_i[lid])) {
+      red_d[lid] = red_d[lid + s];
+      red_i[lid] = red_i[lid + s];
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+inline void write_result (__global uint *results, int k, uint bd, int bi, uint ad, int ai)
+{
+  __global uint *o = results + 4 * k;
+  o[0] = bd;
+  o[1] = (uint) bi;
+  o[2] = ad;
+  o[3] = ai == 0x7fffffff ? 0xffffffffu : (uint) ai;
+}
+
 /* Work-group k searches request k: 5 ints, slot and the search area's grid
  * (ox, oy, sx, sy as in track_extract).  Writes 4 uints per request: best D,
  * its offset index, alternative D, its index (index -1 when no offset lies
@@ -132,6 +264,9 @@ __kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
 track_search (__global const uchar4 *frame, int fw, int fh, __global const int *requests,
               __global const uchar4 *templates, __global uint *dmap, __global uint *results)
 {
+#if KX == 1
+  /* one offset per work-item: written out on its own, as PoCL vectorises it
+   * better than the shared band walk below */
   __local uchar4 tmpl[TW * TH];
   __local uchar4 area[SW * BAND_ROWS];
   __local uint red_d[WG];
@@ -227,4 +362,112 @@ track_search (__global const uchar4 *frame, int fw, int fh, __global const int *
     o[2] = red_d[0];
     o[3] = red_i[0] == 0x7fffffff ? 0xffffffffu : (uint) red_i[0];
   }
+#else
+  __local uchar4 tmpl[TW * TH];
+  __local uchar4 area[SWP * BAND_ROWS];
+  __local uint red_d[WG];
+  __local int red_i[WG];
+
+  const int k = get_group_id (0), lid = get_local_id (0);
+  __global const int *r = requests + 5 * k;
+  __global uint *dm = dmap + (size_t) k * (PW * PH);
+  load_template (templates, r[0], tmpl, lid);
+
+  uint best_d = 0xffffffffu;
+  int best_i = 0x7fffffff;
+  search_rows (frame, fw, fh, r[1], r[2], r[3], r[4], tmpl, area, dm, 0, PH, lid, &best_d, &best_i);
+
+  /* best over the work-group */
+  reduce_best (red_d, red_i, lid, best_d, best_i);
+  const uint bd = red_d[0];
+  const int bi = red_i[0];
+  const int bx = bi % PW, by = bi / PW;
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  /* the alternative: offsets at Chebyshev distance >= ALT_D from the best;
+   * each work-item reads back only the distances it wrote itself (the same
+   * walk over bands and groups of KX offsets) */
+  uint alt_d = 0xffffffffu;
+  int alt_i = 0x7fffffff;
+  for (int y0 = 0; y0 < PH; y0 += BAND) {
+    const int n = min (BAND, PH - y0) * PWK;
+    for (int q = lid; q < n; q += WG) {
+      const int py = y0 + q / PWK, px0 = (q % PWK) * KX;
+      for (int kk = 0; kk < KX && px0 + kk < PW; kk++) {
+        const int px = px0 + kk;
+        if (max (abs (px - bx), abs (py - by)) < ALT_D)
+          continue;
+        const int idx = py * PW + px;
+        const uint d = dm[idx];
+        if (better (d, idx, alt_d, alt_i)) {
+          alt_d = d;
+          alt_i = idx;
+        }
+      }
+    }
+  }
+  reduce_best (red_d, red_i, lid, alt_d, alt_i);
+  if (lid == 0)
+    write_result (results, k, bd, bi, red_d[0], red_i[0]);
+#endif
+}
+
+/* The split search's first pass: work-group g searches part g % parts of
+ * request g / parts, offset rows [part * R, (part + 1) * R) with
+ * R = ceil (PH / parts), writing their distances to dmap. */
+__kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
+track_search_part (__global const uchar4 *frame, int fw, int fh, __global const int *requests,
+                   __global const uchar4 *templates, __global uint *dmap, int parts)
+{
+  __local uchar4 tmpl[TW * TH];
+  __local uchar4 area[SWP * BAND_ROWS];
+
+  const int g = get_group_id (0), lid = get_local_id (0);
+  const int k = g / parts, part = g % parts;
+  const int rows = (PH + parts - 1) / parts;
+  const int y_begin = part * rows, y_end = min (PH, y_begin + rows);
+  if (y_begin >= y_end)
+    return; /* the whole work-group */
+  __global const int *r = requests + 5 * k;
+  load_template (templates, r[0], tmpl, lid);
+  uint best_d = 0xffffffffu;
+  int best_i = 0x7fffffff;
+  search_rows (frame, fw, fh, r[1], r[2], r[3], r[4], tmpl, area, dmap + (size_t) k * (PW * PH), y_begin, y_end,
+               lid, &best_d, &best_i);
+}
+
+/* The split search's second pass: work-group k finds request k's best and
+ * alternative in its distances (as track_search does). */
+__kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
+track_reduce (__global const uint *dmap, __global uint *results)
+{
+  __local uint red_d[WG];
+  __local int red_i[WG];
+  const int k = get_group_id (0), lid = get_local_id (0);
+  __global const uint *dm = dmap + (size_t) k * (PW * PH);
+  uint best_d = 0xffffffffu;
+  int best_i = 0x7fffffff;
+  for (int i = lid; i < PW * PH; i += WG)
+    if (better (dm[i], i, best_d, best_i)) {
+      best_d = dm[i];
+      best_i = i;
+    }
+  reduce_best (red_d, red_i, lid, best_d, best_i);
+  const uint bd = red_d[0];
+  const int bi = red_i[0];
+  const int bx = bi % PW, by = bi / PW;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  uint alt_d = 0xffffffffu;
+  int alt_i = 0x7fffffff;
+  for (int i = lid; i < PW * PH; i += WG) {
+    if (max (abs (i % PW - bx), abs (i / PW - by)) < ALT_D)
+      continue;
+    if (better (dm[i], i, alt_d, alt_i)) {
+      alt_d = dm[i];
+      alt_i = i;
+    }
+  }
+  reduce_best (red_d, red_i, lid, alt_d, alt_i);
+  if (lid == 0)
+    write_result (results, k, bd, bi, red_d[0], red_i[0]);
 }

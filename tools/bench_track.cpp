@@ -8,6 +8,15 @@
 //   gpudetect-bench-track [--templates N] [--template S] [--area A | --radius R]
 //                         [--frame WxH] [--frames F] [--warmup W] [--cpu-frames C]
 //                         [--device SEL] [--work-group G] [--local-bytes B]
+//                         [--variants KxP,KxP,...] [--pinned]
+//
+// --variants: search schedules to compare in one run, each K offsets per
+// work-item by P work-groups per template (TemplateSearch::Config; 0: the
+// device's default, automatic), e.g. 1x1,2x1,4x1,8x1,4x0 (default: 0x1, the
+// engine's default); every variant's results are checked against the C++
+// loop.  --pinned: the frame
+// in page-locked memory (as gpudetect's upload pool gives it) instead of
+// ordinary memory, for the upload's time.
 #include "track/search.h"
 
 #include <algorithm>
@@ -34,14 +43,45 @@ static double median (std::vector<double> v) {
 static void usage () {
   std::fprintf (stderr, "usage: gpudetect-bench-track [--templates N] [--template S] [--area A | --radius R] "
                         "[--frame WxH] [--frames F] [--warmup W] [--cpu-frames C] [--device SEL] [--work-group G] "
-                        "[--local-bytes B]\n");
+                        "[--local-bytes B] [--variants KxP,...] [--pinned]\n");
 }
+
+struct Variant {
+  int offsets_per_item = 0, parts = 1;
+};
+
+static bool parse_variants (const std::string &text, std::vector<Variant> *out) {
+  out->clear ();
+  size_t p = 0;
+  while (p <= text.size ()) {
+    size_t q = text.find (',', p);
+    if (q == std::string::npos)
+      q = text.size ();
+    Variant v;
+    if (std::sscanf (text.substr (p, q - p).c_str (), "%dx%d", &v.offsets_per_item, &v.parts) != 2 ||
+        v.offsets_per_item < 0 || v.offsets_per_item > 8 || v.parts < 0)
+      return false;
+    out->push_back (v);
+    p = q + 1;
+  }
+  return !out->empty ();
+}
+
+// One variant's medians and its matches of the last frame.
+struct Result {
+  Variant v;
+  int parts = 1;
+  double upload = 0, convert = 0, search = 0, readback = 0, host = 0;
+  std::vector<Match> got;
+};
 
 int main (int argc, char **argv) {
   int n = 100, size = 32, area = 0, radius = 32, fw = 1920, fh = 1080, frames = 100, warmup = 10, cpu_frames = 3;
   int work_group = 0;
   size_t local_bytes = 0;
   std::string device;
+  std::vector<Variant> variants (1);
+  bool pinned = false;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     auto next = [&] () -> const char * {
@@ -66,6 +106,12 @@ int main (int argc, char **argv) {
     else if (a == "--device") device = next ();
     else if (a == "--work-group") work_group = std::atoi (next ());
     else if (a == "--local-bytes") local_bytes = std::strtoul (next (), nullptr, 10);
+    else if (a == "--variants") {
+      if (!parse_variants (next (), &variants)) {
+        usage ();
+        return 2;
+      }
+    } else if (a == "--pinned") pinned = true;
     else {
       usage ();
       return 2;
@@ -73,24 +119,7 @@ int main (int argc, char **argv) {
   }
   Geometry g = area > 0 ? Geometry{size, size, area, area, std::max (2, size / 4)}
                         : Geometry::square (size, radius, std::max (2, size / 4));
-  TemplateSearch::Config cfg;
-  cfg.geometry = g;
-  cfg.device = device;
-  cfg.profile = true;
-  cfg.work_group = work_group;
-  cfg.local_bytes = local_bytes;
-  std::string err;
-  std::unique_ptr<TemplateSearch> ts = TemplateSearch::create (cfg, &err);
-  if (!ts) {
-    std::fprintf (stderr, "gpudetect-bench-track: %s\n", err.c_str ());
-    return 1;
-  }
   const long positions = static_cast<long> (g.positions_w ()) * g.positions_h ();
-  std::printf ("device: %s\n", ts->device ().info.describe ().c_str ());
-  std::printf ("case: %d templates %dx%d, search areas %dx%d (%ld offsets each), frame %dx%d RGBx; work-group %d, "
-               "%d offset rows per band\n",
-               n, g.template_w, g.template_h, g.search_w, g.search_h, positions, fw, fh, ts->work_group (),
-               ts->band_rows ());
 
   // A textured frame, and objects at random places (scale 1: boxes of the
   // template's size), searched around a position off by a few pixels.
@@ -121,41 +150,97 @@ int main (int argc, char **argv) {
     predicted[i].x += jitter (rng);
     predicted[i].y += jitter (rng);
   }
-  cl::Error e = ts->upload (cf);
-  if (!e)
-    e = ts->update (slots, boxes);
-  if (e) {
+
+  // one context for every variant (and the page-locked frame)
+  cl::Device dev;
+  if (cl::Error e = cl::open_device (device, true, &dev)) {
     std::fprintf (stderr, "gpudetect-bench-track: %s\n", e.message.c_str ());
     return 1;
   }
-
-  std::vector<double> t_upload, t_convert, t_search, t_read, t_host;
-  std::vector<Match> got;
-  for (int f = 0; f < warmup + frames; f++) {
-    const auto t0 = std::chrono::steady_clock::now ();
-    e = ts->upload (cf);
+  std::vector<Result> results;
+  std::shared_ptr<cl::HostAllocator> host_alloc;
+  std::unique_ptr<cl::HostBlock> host_frame;
+  for (const Variant &v : variants) {
+    TemplateSearch::Config cfg;
+    cfg.geometry = g;
+    cfg.share = &dev;
+    cfg.profile = true;
+    cfg.work_group = work_group;
+    cfg.local_bytes = local_bytes;
+    cfg.offsets_per_item = v.offsets_per_item;
+    cfg.parts = v.parts;
+    std::string err;
+    std::unique_ptr<TemplateSearch> ts = TemplateSearch::create (cfg, &err);
+    if (!ts) {
+      std::fprintf (stderr, "gpudetect-bench-track: %s\n", err.c_str ());
+      return 1;
+    }
+    if (results.empty ()) {
+      std::printf ("device: %s\n", ts->device ().info.describe ().c_str ());
+      std::printf ("case: %d templates %dx%d, search areas %dx%d (%ld offsets each), frame %dx%d RGBx in %s memory; "
+                   "work-group %d, %d offset rows per band\n",
+                   n, g.template_w, g.template_h, g.search_w, g.search_h, positions, fw, fh,
+                   pinned ? "page-locked" : "ordinary", ts->work_group (), ts->band_rows ());
+      if (pinned) {
+        // page-locked memory on the first engine's context (every variant's device is the same)
+        cl::Error e = cl::HostAllocator::create (ts->device (), &host_alloc);
+        if (!e)
+          e = host_alloc->alloc (frame.size (), &host_frame);
+        if (e) {
+          std::fprintf (stderr, "gpudetect-bench-track: page-locked memory: %s\n", e.message.c_str ());
+          return 1;
+        }
+        std::memcpy (host_frame->data (), frame.data (), frame.size ());
+        cf.planes[0] = static_cast<const uint8_t *> (host_frame->data ());
+      }
+    }
+    cl::Error e = ts->upload (cf);
     if (!e)
-      e = ts->search (slots, predicted, &got);
+      e = ts->update (slots, boxes);
     if (e) {
       std::fprintf (stderr, "gpudetect-bench-track: %s\n", e.message.c_str ());
       return 1;
     }
-    const double host = std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
-    if (f < warmup)
-      continue;
-    const Times t = ts->last_times ();
-    t_upload.push_back (t.upload);
-    t_convert.push_back (t.convert);
-    t_search.push_back (t.search);
-    t_read.push_back (t.readback);
-    t_host.push_back (host);
+    std::vector<double> t_upload, t_convert, t_search, t_read, t_host;
+    Result r;
+    r.v = v;
+    r.parts = ts->parts_for (n);
+    for (int f = 0; f < warmup + frames; f++) {
+      const auto t0 = std::chrono::steady_clock::now ();
+      e = ts->upload (cf);
+      if (!e)
+        e = ts->search (slots, predicted, &r.got);
+      if (e) {
+        std::fprintf (stderr, "gpudetect-bench-track: %s\n", e.message.c_str ());
+        return 1;
+      }
+      const double host = std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now () - t0).count ();
+      if (f < warmup)
+        continue;
+      const Times t = ts->last_times ();
+      t_upload.push_back (t.upload);
+      t_convert.push_back (t.convert);
+      t_search.push_back (t.search);
+      t_read.push_back (t.readback);
+      t_host.push_back (host);
+    }
+    r.upload = median (t_upload);
+    r.convert = median (t_convert);
+    r.search = median (t_search);
+    r.readback = median (t_read);
+    r.host = median (t_host);
+    const double ms = r.search / 1000;
+    std::printf ("variant %dx%d (%d offsets per work-item, %d work-groups per template): device, median of %d frames "
+                 "after %d: upload %.1f us, convert %.1f us, search %.3f ms (%.2f us per template, %.1f G "
+                 "pixel-differences/s), readback %.1f us; upload to readback %.3f ms; host frame %.3f ms\n",
+                 v.offsets_per_item, v.parts, ts->offsets_per_item (), r.parts, frames, warmup, r.upload, r.convert, ms,
+                 r.search / n, static_cast<double> (n) * positions * g.template_w * g.template_h / (ms * 1e6),
+                 r.readback, (r.upload + r.convert + r.search + r.readback) / 1000, r.host / 1000);
+    std::fflush (stdout);
+    results.push_back (std::move (r));
   }
-  const double ms = median (t_search) / 1000;
-  std::printf ("device, median of %d frames after %d: upload %.1f us, convert %.1f us, search %.3f ms "
-               "(%.2f us per template, %.1f G pixel-differences/s), readback %.1f us; host frame %.3f ms\n",
-               frames, warmup, median (t_upload), median (t_convert), ms, median (t_search) / n,
-               static_cast<double> (n) * positions * g.template_w * g.template_h / (ms * 1e6), median (t_read),
-               median (t_host) / 1000);
+  const double ms = results.front ().search / 1000;
+  const std::vector<Match> &got = results.front ().got;
 
   // The plain C++ loop on every core: the reference search of each template.
   if (cpu_frames > 0) {
@@ -184,15 +269,30 @@ int main (int argc, char **argv) {
         th.join ();
       t_cpu.push_back (std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0).count ());
     }
-    int same = 0;
-    for (int i = 0; i < n; i++)
-      same += ref[i].best == got[i].best && ref[i].best_x == got[i].best_x && ref[i].best_y == got[i].best_y &&
-              ref[i].alt == got[i].alt;
-    std::printf ("cpu loop, %u threads, median of %d frames: %.3f ms (%.1fx the device's search); same best and "
-                 "alternative for %d of %d templates\n",
-                 threads, cpu_frames, median (t_cpu), median (t_cpu) / ms, same, n);
-    if (same != n)
+    bool all_same = true;
+    for (const Result &r : results) {
+      int same = 0;
+      for (int i = 0; i < n; i++)
+        same += ref[i].best == r.got[i].best && ref[i].best_x == r.got[i].best_x && ref[i].best_y == r.got[i].best_y &&
+                ref[i].alt == r.got[i].alt;
+      std::printf ("cpu loop, %u threads, median of %d frames: %.3f ms (%.1fx variant %dx%d's search); same best and "
+                   "alternative for %d of %d templates\n",
+                   threads, cpu_frames, median (t_cpu), median (t_cpu) / (r.search / 1000), r.v.offsets_per_item,
+                   r.v.parts, same, n);
+      all_same = all_same && same == n;
+    }
+    if (!all_same)
       return 1;
+  }
+  (void) ms;
+  (void) got;
+  if (results.size () > 1) {
+    std::printf ("variants (offsets per work-item x work-groups per template), search and upload to readback, "
+                 "medians:\n");
+    for (const Result &r : results)
+      std::printf ("  %dx%d: search %.3f ms (%.2fx 1st), upload to readback %.3f ms\n", r.v.offsets_per_item, r.v.parts,
+                   r.search / 1000, results.front ().search / r.search,
+                   (r.upload + r.convert + r.search + r.readback) / 1000);
   }
   return 0;
 }

@@ -2,7 +2,10 @@
 # gputrack's template search on one device: the two standard cases, 110 frames
 # each (medians of the last 100), and the plain C++ loop on every CPU core.
 #   tools/run-track-benchmarks.sh OUTDIR TAG [--device SEL] [more gpudetect-bench-track options]
-# writes OUTDIR/bench-track-TAG.txt (docs/tracking.md holds the tables).
+# writes OUTDIR/bench-track-TAG.txt (docs/tracking.md holds the tables).  To
+# compare the search's schedules and the upload from page-locked memory:
+#   tools/run-track-benchmarks.sh docs/results h100-variants --variants 1x1,2x1,4x1,8x1,1x0,4x0,8x0
+#   tools/run-track-benchmarks.sh docs/results h100-pinned --pinned --variants 1x1,4x0
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: $0 OUTDIR TAG [options]}

@@ -31,6 +31,7 @@ struct Slot {
   uint32_t *result_ptr = nullptr;
   uint32_t read_entries = 0; // pairs read back with the frame (the rest, if any, in collect())
   cl::Event upload, read;   // the upload's event where it ran on the upload queue or when profiling
+  std::shared_ptr<DeviceFrame> frame; // share_frames: the frame on the device, shared with other engines
   std::vector<std::pair<Phase, cl::Event>> kernels; // profiling events of the frame's launches
   int launches = 0;
   bool busy = false;
@@ -139,7 +140,7 @@ struct Detector::Impl {
     auto g = std::make_shared<PyramidGeometry> (family->plan (w, h, search));
     layout = {format, w, h};
     src_size = static_cast<size_t> (layout.stride ()) * h;
-    if (cl::Error e = cl::make_buffer (dev, &src, upload_queue ? 16 : src_size, CL_MEM_READ_ONLY))
+    if (cl::Error e = cl::make_buffer (dev, &src, upload_queue || cfg.share_frames ? 16 : src_size, CL_MEM_READ_ONLY))
       return e;
     if (cl::Error e = family->geometry (dev, *g, layout, search))
       return e;
@@ -165,7 +166,7 @@ struct Detector::Impl {
   }
 
   cl::Error prepare_slot (Slot &s, size_t staging) {
-    if (upload_queue && s.src_size < src_size) {
+    if (upload_queue && !cfg.share_frames && s.src_size < src_size) {
       if (cl::Error e = cl::make_buffer (dev, &s.src, src_size, CL_MEM_READ_ONLY))
         return e;
       s.src_size = src_size;
@@ -231,9 +232,45 @@ struct Detector::Impl {
     cl_event wait_;
   };
 
+  // share_frames: a device frame for the slot's next upload, a new one where
+  // another engine still holds the slot's last.
+  cl::Error prepare_frame (const Frame &f, Slot &s) {
+    auto d = s.frame;
+    if (!d || d.use_count () > 1)
+      d = std::make_shared<DeviceFrame> ();
+    DeviceFrame next;
+    next.context = dev.context.get ();
+    next.format = f.format;
+    next.chroma = f.format == PixelFormat::Gray8 ? f.chroma : ChromaLayout::None;
+    next.width = f.width;
+    next.height = f.height;
+    next.stride[0] = layout.stride ();
+    int cs[2], rows[2];
+    chroma_geometry (next.chroma, f.width, f.height, cs, rows);
+    next.planes = 1;
+    size_t at = static_cast<size_t> (next.stride[0]) * f.height;
+    for (int i = 0; i < 2; i++)
+      if (rows[i] > 0) {
+        next.offset[next.planes] = at;
+        next.stride[next.planes] = cs[i];
+        next.planes++;
+        at += static_cast<size_t> (cs[i]) * rows[i];
+      }
+    const size_t have = d->mem ? d->bytes () : 0;
+    if (!d->mem || have < at) {
+      if (cl::Error e = cl::make_buffer (dev, &next.mem, at, CL_MEM_READ_ONLY))
+        return e;
+    } else {
+      next.mem = std::move (d->mem);
+    }
+    *d = std::move (next);
+    s.frame = std::move (d);
+    return {};
+  }
+
   cl::Error upload (const Frame &f, Slot &s, cl_command_queue q, cl_event *ev) {
     const size_t row = static_cast<size_t> (layout.stride ());
-    const cl::Mem &dsrc = upload_queue ? s.src : src;
+    const cl::Mem &dsrc = s.frame ? s.frame->mem : upload_queue ? s.src : src;
     if (cfg.direct_upload) {
       // Straight from the caller's memory, which stays valid until collect().
       const size_t origin[3] = {0, 0, 0}, region[3] = {row, static_cast<size_t> (f.height), 1};
@@ -253,6 +290,25 @@ struct Detector::Impl {
     return {};
   }
 
+  // share_frames: the chroma planes after the luma (straight from the
+  // caller's memory with direct_upload, else before submit() returns), and a
+  // marker for other engines to wait on.
+  cl::Error upload_chroma (const Frame &f, Slot &s, cl_command_queue q) {
+    DeviceFrame &d = *s.frame;
+    for (int i = 1; i < d.planes; i++) {
+      const uint8_t *p = f.chroma_data[i - 1];
+      const int stride = f.chroma_stride[i - 1];
+      const size_t w = static_cast<size_t> (d.stride[i]), rows = static_cast<size_t> ((f.height + 1) / 2);
+      if (!p || stride < d.stride[i])
+        return {"invalid chroma plane"};
+      const size_t origin[3] = {0, 0, 0}, dorigin[3] = {d.offset[i], 0, 0}, region[3] = {w, rows, 1};
+      GPUDETECT_CL_TRY (clEnqueueWriteBufferRect (q, d.mem.get (), cfg.direct_upload ? CL_FALSE : CL_TRUE, dorigin, origin, region, w, 0,
+                                                  static_cast<size_t> (stride), 0, p, 0, nullptr, nullptr));
+    }
+    GPUDETECT_CL_TRY (clEnqueueMarkerWithWaitList (q, 0, nullptr, d.uploaded.out ()));
+    return {};
+  }
+
   cl::Error enqueue (const Frame &f, Slot &s) {
     s.upload.reset ();
     s.read.reset ();
@@ -262,15 +318,22 @@ struct Detector::Impl {
     // the upload on the second queue, overlapping the frame before
     const bool overlap = upload_queue && (upload_mode == 1 || device_busy (s));
     cl_command_queue uq = overlap ? upload_queue.get () : dev.queue.get ();
+    if (cfg.share_frames)
+      if (cl::Error e = prepare_frame (f, s))
+        return e;
     if (cl::Error e = upload (f, s, uq, cfg.profile || overlap ? s.upload.out () : nullptr))
       return e;
+    if (cfg.share_frames)
+      if (cl::Error e = upload_chroma (f, s, uq))
+        return e;
     const cl_event uploaded = overlap ? s.upload.get () : nullptr;
     if (overlap)
       GPUDETECT_CL_TRY (clFlush (uq));
     cl_event done = nullptr;
     if (!geom->levels.empty ()) {
       FrameLaunch launcher (*this, s, uploaded);
-      if (cl::Error e = family->enqueue ({upload_queue ? s.src : src, s.cand, static_cast<cl_uint> (cfg.hit_capacity)},
+      if (cl::Error e = family->enqueue ({s.frame ? s.frame->mem : upload_queue ? s.src : src, s.cand,
+                                          static_cast<cl_uint> (cfg.hit_capacity)},
                                          launcher))
         return e;
       // the header and the first read_prefix pairs; collect() reads the rest
@@ -475,6 +538,12 @@ std::string Detector::detect (const Frame &frame, FrameResult *out) {
   return collect (t, out);
 }
 
+std::shared_ptr<const DeviceFrame> Detector::device_frame (int ticket) const {
+  if (ticket < 0 || ticket >= static_cast<int> (impl_->slots.size ()) || !impl_->slots[ticket].busy)
+    return nullptr;
+  return impl_->slots[ticket].frame;
+}
+
 int Detector::free_slots () const {
   return static_cast<int> (std::count_if (impl_->slots.begin (), impl_->slots.end (),
                                           [] (const Slot &s) { return !s.busy; }));
@@ -496,6 +565,7 @@ void Detector::set_threshold (std::optional<double> threshold) {
 }
 
 const cl::DeviceInfo &Detector::device () const { return impl_->dev.info; }
+cl_context Detector::context () const { return impl_->dev.context.get (); }
 const ModelInfo &Detector::model () const { return impl_->family->info (); }
 const char *Detector::threshold_meaning () const { return impl_->family->threshold_meaning (); }
 bool Detector::gpu_schedule () const { return impl_->family->gpu_schedule (); }

@@ -48,6 +48,11 @@ struct DetectorConfig {
   // valid until the frame is collected or discarded) instead of copying it
   // into pinned staging memory in submit().
   bool direct_upload = false;
+  // Give each uploaded frame a device buffer of its own for as long as
+  // another engine on the context holds it (device_frame()), so that the
+  // frame need not be uploaded twice (gputrack after gpudetect).  The chroma
+  // a Frame carries is uploaded then too, after the luma.
+  bool share_frames = false;
   // Expert knobs, "key=value;..." (core/tuning.h), over GPUDETECT_TUNING.
   std::string tuning;
 };
@@ -90,6 +95,9 @@ public:
   bool ready (int ticket) const;
   // Waits for the slot's work, decodes and groups its candidates, frees the slot.
   std::string collect (int ticket, FrameResult *out);
+  // The frame of a submitted ticket as it lies on the device (share_frames;
+  // null otherwise): valid, and never overwritten, while held.
+  std::shared_ptr<const DeviceFrame> device_frame (int ticket) const;
   // Drops a slot's result (waits for its work first).
   void discard (int ticket);
   // submit + collect.
@@ -103,6 +111,7 @@ public:
   void set_threshold (std::optional<double> threshold);
 
   const cl::DeviceInfo &device () const;
+  cl_context context () const;
   const ModelInfo &model () const;
   // What the threshold means for this model's family.
   const char *threshold_meaning () const;

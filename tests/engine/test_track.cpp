@@ -2,14 +2,18 @@
 // the device's colour conversion of every input format, the templates it
 // cuts, and every distance D of every search, bit for bit; best and
 // alternative offsets as the reference picks them; a moved textured object
-// found at its true offset.  Several geometries (search areas in one band and
+// found at its true offset; the tracker with frames in flight giving the
+// objects it gives one frame at a time.  Several geometries (search areas in one band and
 // in several, asymmetric areas, small work-groups).  Needs an OpenCL device.
 #include "check.h"
 #include "track/search.h"
+#include "track/tracker.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -122,6 +126,8 @@ struct Case {
   Geometry g;
   int work_group;
   size_t local_bytes;
+  int offsets_per_item = 1;
+  int parts = 1;
 };
 
 void run_case (const Case &c) {
@@ -131,13 +137,16 @@ void run_case (const Case &c) {
   cfg.geometry = c.g;
   cfg.work_group = c.work_group;
   cfg.local_bytes = c.local_bytes;
+  cfg.offsets_per_item = c.offsets_per_item;
+  cfg.parts = c.parts;
   std::string err;
   std::unique_ptr<TemplateSearch> ts = TemplateSearch::create (cfg, &err);
   CHECK_MSG (ts != nullptr, "%s", err.c_str ());
   if (!ts)
     return;
-  std::printf ("  on %s, work-group %d, %d offset rows per band\n", ts->device ().info.name.c_str (), ts->work_group (),
-               ts->band_rows ());
+  std::printf ("  on %s, work-group %d, %d offset rows per band, %d offsets per work-item, %d work-groups per "
+               "template\n", ts->device ().info.name.c_str (), ts->work_group (), ts->band_rows (),
+               ts->offsets_per_item (), ts->parts_for (6));
   const std::vector<uint8_t> mask = default_mask (c.g.template_w, c.g.template_h);
   const int W = 237, H = 181;
   const std::vector<uint8_t> a = scene (W, H, 1);
@@ -226,6 +235,161 @@ void run_case (const Case &c) {
   }
 }
 
+
+// A clip for the tracker: two textured sprites moving over a textured
+// background, detections on every 5th frame (at the sprites' boxes).
+struct Clip {
+  int w = 200, h = 150, frames = 24;
+  std::vector<std::vector<uint8_t>> rgbx;            // each frame
+  std::vector<std::vector<Detection>> dets;
+};
+
+Clip make_clip () {
+  Clip c;
+  const std::vector<uint8_t> bg = scene (c.w, c.h, 1), s1 = scene (40, 40, 2), s2 = scene (36, 30, 3);
+  struct Sprite {
+    const std::vector<uint8_t> *tex;
+    int sw, sh;
+    double x, y, vx, vy;
+  } sprites[] = {{&s1, 40, 40, 20, 30, 3, 1}, {&s2, 36, 30, 140, 90, -2, -1.5}};
+  for (int n = 0; n < c.frames; n++) {
+    std::vector<uint8_t> f = bg;
+    std::vector<Detection> d;
+    for (const Sprite &s : sprites) {
+      const int x0 = static_cast<int> (s.x + s.vx * n), y0 = static_cast<int> (s.y + s.vy * n);
+      for (int y = 0; y < s.sh; y++)
+        for (int x = 0; x < s.sw; x++)
+          if (x0 + x >= 0 && x0 + x < c.w && y0 + y >= 0 && y0 + y < c.h)
+            std::copy_n (&(*s.tex)[(static_cast<size_t> (y) * s.sw + x) * 4], 4,
+                         &f[(static_cast<size_t> (y0 + y) * c.w + x0 + x) * 4]);
+      if (n % 5 == 0) {
+        Detection det;
+        det.box = {double (x0), double (y0), double (s.sw), double (s.sh)};
+        det.label = "object";
+        det.confidence = 0.9;
+        d.push_back (det);
+      }
+    }
+    c.rgbx.push_back (std::move (f));
+    c.dets.push_back (std::move (d));
+  }
+  return c;
+}
+
+using Objects = std::vector<std::vector<TrackedObject>>;
+
+bool same (const Objects &a, const Objects &b, std::string *why) {
+  if (a.size () != b.size ()) {
+    *why = "frame counts differ";
+    return false;
+  }
+  for (size_t n = 0; n < a.size (); n++) {
+    if (a[n].size () != b[n].size ()) {
+      *why = "frame " + std::to_string (n) + ": object counts differ";
+      return false;
+    }
+    for (size_t i = 0; i < a[n].size (); i++) {
+      const TrackedObject &p = a[n][i], &q = b[n][i];
+      if (p.id != q.id || p.box.x != q.box.x || p.box.y != q.box.y || p.box.w != q.box.w || p.box.h != q.box.h ||
+          p.confidence != q.confidence || p.detection != q.detection || p.since_detection != q.since_detection) {
+        *why = "frame " + std::to_string (n) + " object " + std::to_string (i) + " differs";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The clip through a tracker with `frames` frames in flight: as many
+// submitted as fit, the oldest collected when none does; each frame's
+// memory overwritten once it is collected (the tracker must be done with it).
+Objects run_tracker (const Clip &c, int frames, int upload_queue, bool sync, uint64_t *uploads) {
+  TrackerConfig cfg;
+  cfg.frames = frames;
+  cfg.engine.geometry = Geometry::square (32, 16, 8);
+  cfg.engine.upload_queue = upload_queue;
+  std::string err;
+  std::unique_ptr<Tracker> t = Tracker::create (cfg, &err);
+  CHECK_MSG (t != nullptr, "%s", err.c_str ());
+  Objects out;
+  if (!t)
+    return out;
+  std::vector<std::vector<uint8_t>> mem (c.frames);
+  std::deque<std::pair<uint64_t, int>> flight;
+  auto collect_oldest = [&] () {
+    std::vector<TrackedObject> objs;
+    cl::Error e = t->collect (flight.front ().first, &objs);
+    CHECK_MSG (!e, "%s", e.message.c_str ());
+    std::fill (mem[flight.front ().second].begin (), mem[flight.front ().second].end (), 0x5a);
+    flight.pop_front ();
+    out.push_back (std::move (objs));
+  };
+  for (int n = 0; n < c.frames; n++) {
+    mem[n] = c.rgbx[n];
+    ColorFrame f;
+    f.format = ColorFormat::Rgbx;
+    f.width = c.w;
+    f.height = c.h;
+    f.planes[0] = mem[n].data ();
+    f.strides[0] = c.w * 4;
+    if (sync) {
+      std::vector<TrackedObject> objs;
+      cl::Error e = t->process (&f, c.w, c.h, c.dets[n], &objs);
+      CHECK_MSG (!e, "%s", e.message.c_str ());
+      out.push_back (std::move (objs));
+      continue;
+    }
+    if (t->in_flight () == static_cast<size_t> (t->frames ()))
+      collect_oldest ();
+    uint64_t ticket = 0;
+    cl::Error e = t->submit (&f, nullptr, c.w, c.h, c.dets[n], &ticket);
+    CHECK_MSG (!e, "%s", e.message.c_str ());
+    flight.emplace_back (ticket, n);
+    CHECK (t->in_flight () <= static_cast<size_t> (frames));
+    // frames come out in order: a later frame is never ready before an earlier one
+    bool later_ready = false;
+    for (auto it = flight.rbegin (); it != flight.rend (); ++it) {
+      const bool r = t->ready (it->first);
+      CHECK_MSG (!(later_ready && !r), "frame %d not ready while a later one is", it->second);
+      later_ready = later_ready || r;
+    }
+  }
+  while (!flight.empty ())
+    collect_oldest ();
+  CHECK_MSG (t->in_flight () == 0, "%zu frames still in flight", t->in_flight ());
+  *uploads = t->uploads ();
+  return out;
+}
+
+void test_in_flight () {
+  const Clip c = make_clip ();
+  uint64_t up_sync = 0;
+  const Objects ref = run_tracker (c, 1, 0, true, &up_sync);
+  CHECK_MSG (ref.size () == static_cast<size_t> (c.frames), "%zu frames", ref.size ());
+  // the tracker works: both sprites reported on every frame, with the ids of frame 0
+  int both = 0;
+  for (const auto &objs : ref)
+    both += objs.size () == 2 && objs[0].id == ref[0][0].id && objs[1].id == ref[0][1].id;
+  CHECK_MSG (both == c.frames, "both sprites with their ids on %d of %d frames", both, c.frames);
+  CHECK_MSG (up_sync == static_cast<uint64_t> (c.frames), "%llu uploads", (unsigned long long) up_sync);
+  for (int frames : {1, 2, 8})
+    for (int uq : {0, 1}) {
+      uint64_t up = 0;
+      const Objects got = run_tracker (c, frames, uq, false, &up);
+      std::string why;
+      CHECK_MSG (same (ref, got, &why), "%d in flight, upload queue %d: %s", frames, uq, why.c_str ());
+      CHECK_MSG (up == up_sync, "%d in flight: %llu uploads", frames, (unsigned long long) up);
+      std::printf ("tracker, %d frames in flight, upload queue %d: same objects as one at a time\n", frames, uq);
+    }
+  // Without tracks nor detections, frames are not uploaded.
+  Clip empty = c;
+  for (auto &d : empty.dets)
+    d.clear ();
+  uint64_t up = 0;
+  const Objects none = run_tracker (empty, 2, 0, false, &up);
+  CHECK_MSG (up == 0, "%llu uploads without anything to track", (unsigned long long) up);
+}
+
 } // namespace
 
 int main () {
@@ -235,9 +399,18 @@ int main () {
       {"16x16 in 143x143 (the benchmark's)", {16, 16, 143, 143, 6}, 0, 0},
       {"24x16 in 40x61, work-group 32", {24, 16, 40, 61, 3}, 32, 0},
       {"8x8, no room for an alternative", {8, 8, 10, 10, 5}, 0, 0},
+      // register tiling and split searches: the same distances, bit for bit
+      {"32x32 +-16, 4 offsets per work-item", Geometry::square (32, 16, 8), 0, 0, 4, 1},
+      {"32x32 +-16, bands of 2 rows, work-group 64, 3 offsets per work-item, 5 parts", Geometry::square (32, 16, 8), 64,
+       66 * 4 * 33, 3, 5},
+      {"16x16 in 143x143, 8 offsets per work-item, 2 parts", {16, 16, 143, 143, 6}, 0, 0, 8, 2},
+      {"24x16 in 40x61, work-group 32, 2 offsets per work-item, 7 parts", {24, 16, 40, 61, 3}, 32, 0, 2, 7},
+      {"8x8 in 10x10, 5 offsets per work-item, more parts than rows", {8, 8, 10, 10, 5}, 0, 0, 5, 100},
+      {"32x32 +-16, automatic parts", Geometry::square (32, 16, 8), 0, 0, 4, 0},
   };
   for (const Case &c : cases)
     run_case (c);
+  test_in_flight ();
   // Geometry that cannot be built.
   {
     TemplateSearch::Config cfg;

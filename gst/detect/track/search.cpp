@@ -82,24 +82,46 @@ static void plane_sizes (const ColorFrame &f, int *n, size_t bytes[3]) {
   }
 }
 
-struct TemplateSearch::Impl {
-  Config cfg;
-  cl::Device dev;
-  cl::Program program;
-  cl::Kernel convert, extract, search;
-  bool from_cache = false;
-  int wg = 256, band = 0;
-  cl::Mem mask;
-  cl::Mem templates;
-  int slots = 0;
+namespace {
+// One frame on the device and what its search needs while it runs.
+struct FrameSlot {
   cl::Mem raw, rgb;
   size_t raw_size = 0, rgb_size = 0;
   int fw = 0, fh = 0;
-  cl::Mem requests, dmap, results;
-  size_t requests_size = 0, dmap_size = 0, results_size = 0;
+  std::vector<cl::Event> upload_events; // its writes (profiling)
+  cl::Event converted;                  // its conversion: the frame is on the device, its host memory free
+  cl::Event last_use;                   // the last command that read its packed RGB (before the next upload)
+  std::shared_ptr<const DeviceFrame> shared; // another engine's frame it was converted from
+  // the search
+  cl::Mem requests;
+  size_t requests_size = 0;
+  std::vector<cl_int> req;   // host side of `requests`, alive until the write is done
+  std::vector<cl_uint> res;  // the results, read back without blocking
+  std::vector<Grid> grids;
+  std::vector<Box> predicted;
+  bool searching = false;
+  cl::Event search_event, reduce_event, read_event, extract_event;
+};
+} // namespace
+
+struct TemplateSearch::Impl {
+  Config cfg;
+  cl::Device dev;
+  cl::Queue upload_queue; // uploads and conversions, where they overlap searches
+  cl::Program program;
+  cl::Kernel convert, extract, search, search_part, reduce;
+  bool from_cache = false;
+  bool gpu = false;
+  int wg = 256, band = 0, kx = 1;
+  cl::Mem mask;
+  cl::Mem templates;
+  int slots = 0;
+  std::vector<FrameSlot> frames;
+  int current = 0; // the frame slot the tools' read_* calls look at
+  cl::Mem dmap;
+  size_t dmap_size = 0;
   int last_requests = 0;
-  std::vector<cl::Event> upload_events;
-  cl::Event convert_event, extract_event, search_event, read_event;
+  uint64_t uploads = 0, attached = 0;
 
   size_t template_bytes () const {
     return static_cast<size_t> (cfg.geometry.template_w) * cfg.geometry.template_h * 4;
@@ -116,6 +138,67 @@ struct TemplateSearch::Impl {
   }
 
   cl_event *ev (cl::Event *e) { return cfg.profile ? e->out () : nullptr; }
+  cl_command_queue uq () const { return upload_queue ? upload_queue.get () : dev.queue.get (); }
+
+  cl::Error slot (int k, FrameSlot **out) {
+    if (k < 0 || k >= static_cast<int> (frames.size ()))
+      return {"no such frame slot"};
+    *out = &frames[k];
+    current = k;
+    return {};
+  }
+
+  // Commands on the compute queue that read frame slot f's packed RGB wait
+  // for its conversion where that ran on the upload queue.
+  cl_uint wait_converted (const FrameSlot &f, cl_event *list) const {
+    if (!upload_queue || !f.converted)
+      return 0;
+    list[0] = f.converted.get ();
+    return 1;
+  }
+
+  // A driver that resolves waits across queues only at API calls starts a
+  // search as soon as its frame is converted (as the detector does).
+  static void CL_CALLBACK converted_cb (cl_event, cl_int, void *queue) {
+    clFlush (static_cast<cl_command_queue> (queue));
+    clReleaseCommandQueue (static_cast<cl_command_queue> (queue));
+  }
+
+  // The conversion of frame slot f from `src` (planes at off/strides).
+  cl::Error enqueue_convert (FrameSlot &f, const cl::Mem &src, cl_int format, const size_t off[3],
+                             const int strides[3], cl_int4 rgb, cl_uint nwait, const cl_event *wait) {
+    const cl_int w = f.fw, h = f.fh;
+    const cl_int o0 = (cl_int) off[0], o1 = (cl_int) off[1], o2 = (cl_int) off[2];
+    GPUDETECT_CL_TRY (cl::set_args (convert.get (), src, format, w, h, o0, (cl_int) strides[0], o1,
+                                    (cl_int) strides[1], o2, (cl_int) strides[2], rgb, f.rgb));
+    const size_t gws[2] = {(static_cast<size_t> (w) + 15) / 16 * 16, (static_cast<size_t> (h) + 15) / 16 * 16};
+    const size_t lws[2] = {16, 16};
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (uq (), convert.get (), 2, nullptr, gws,
+                                              dev.info.max_work_group >= 256 ? lws : nullptr, nwait,
+                                              nwait ? wait : nullptr, f.converted.out ()));
+    if (upload_queue)
+      GPUDETECT_CL_TRY (clFlush (upload_queue.get ()));
+    return {};
+  }
+
+  // Room in frame slot f for a width x height frame; the wait list of its
+  // first command (the last read of the slot's previous frame, on the
+  // compute queue).
+  cl::Error prepare (FrameSlot &f, int w, int h, size_t raw_bytes, cl_event *wait, cl_uint *nwait) {
+    *nwait = 0;
+    if (upload_queue && f.last_use)
+      wait[(*nwait)++] = f.last_use.get ();
+    if (cl::Error e = grow (&f.raw, &f.raw_size, raw_bytes))
+      return e;
+    if (cl::Error e = grow (&f.rgb, &f.rgb_size, static_cast<size_t> (w) * h * 4))
+      return e;
+    f.fw = w;
+    f.fh = h;
+    f.searching = false;
+    f.shared.reset ();
+    f.upload_events.clear ();
+    return {};
+  }
 };
 
 std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, std::string *error) {
@@ -126,6 +209,10 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   if (g.template_w < 1 || g.template_h < 1 || g.template_w > 64 || g.template_h > 64 ||
       g.search_w < g.template_w || g.search_h < g.template_h || g.alt_distance < 1) {
     *error = "invalid search geometry (templates 1..64 pixels a side, search area at least the template)";
+    return nullptr;
+  }
+  if (config.frames < 1 || config.frames > 64) {
+    *error = "frames in flight must be 1 to 64";
     return nullptr;
   }
   if (m.cfg.mask.empty ())
@@ -143,6 +230,23 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
     *error = e.message;
     return nullptr;
   }
+  const bool gpu = (m.dev.info.type & CL_DEVICE_TYPE_GPU) || (m.dev.info.type & CL_DEVICE_TYPE_ACCELERATOR);
+  m.gpu = gpu;
+  if (config.offsets_per_item < 0 || config.offsets_per_item > 8 || config.parts < 0) {
+    *error = "offsets per work-item must be 0 (the device's default) to 8 and parts 0 (automatic) or more";
+    return nullptr;
+  }
+  m.kx = config.offsets_per_item > 0 ? config.offsets_per_item : gpu ? 1 : 8;
+  if (config.upload_queue > 0 || (config.upload_queue < 0 && gpu)) {
+    cl_int st = CL_SUCCESS;
+    m.upload_queue.reset (clCreateCommandQueue (m.dev.context.get (), m.dev.info.id,
+                                                config.profile ? CL_QUEUE_PROFILING_ENABLE : 0, &st));
+    if (st != CL_SUCCESS) {
+      *error = std::string ("could not create the upload queue: ") + cl::status_to_string (st);
+      return nullptr;
+    }
+  }
+  m.frames.resize (config.frames);
   // Work-group: a power of two within the device's limit.
   int wg = config.work_group > 0 ? config.work_group : 256;
   while (wg > 1 && static_cast<size_t> (wg) > m.dev.info.max_work_group)
@@ -158,11 +262,11 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   const size_t fixed_bytes = m.template_bytes () + static_cast<size_t> (wg) * 8 + 256;
   if (m.dev.info.local_mem > 0)
     budget = std::min<size_t> (budget, m.dev.info.local_mem > fixed_bytes ? m.dev.info.local_mem - fixed_bytes : 0);
-  const size_t row_bytes = static_cast<size_t> (g.search_w) * 4;
+  const size_t row_bytes = static_cast<size_t> (g.search_w + m.kx - 1) * 4; // rows padded for the last group of offsets
   const long rows = static_cast<long> (budget / row_bytes) - (g.template_h - 1);
   if (rows < 1) {
     *error = "the search area's rows do not fit in the device's local memory (" + std::to_string (budget) +
-             " bytes for " + std::to_string (g.search_w) + "-pixel rows and a " + std::to_string (g.template_h) +
+             " bytes for " + std::to_string (g.search_w + m.kx - 1) + "-pixel rows and a " + std::to_string (g.template_h) +
              "-row template)";
     return nullptr;
   }
@@ -171,7 +275,8 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   std::string opts = "-cl-std=CL1.2 -D TW=" + std::to_string (g.template_w) + " -D TH=" +
                      std::to_string (g.template_h) + " -D SW=" + std::to_string (g.search_w) + " -D SH=" +
                      std::to_string (g.search_h) + " -D BAND=" + std::to_string (m.band) + " -D WG=" +
-                     std::to_string (wg) + " -D ALT_D=" + std::to_string (g.alt_distance);
+                     std::to_string (wg) + " -D ALT_D=" + std::to_string (g.alt_distance) + " -D KX=" +
+                     std::to_string (m.kx);
   if (cl::Error e = cl::build_program (m.dev, kernels::track_source, kernels::track_hash, opts, &m.program,
                                        &m.from_cache)) {
     *error = e.message;
@@ -179,7 +284,9 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   }
   for (auto [name, k] : {std::pair<const char *, cl::Kernel *>{"track_convert", &m.convert},
                          {"track_extract", &m.extract},
-                         {"track_search", &m.search}})
+                         {"track_search", &m.search},
+                         {"track_search_part", &m.search_part},
+                         {"track_reduce", &m.reduce}})
     if (cl::Error e = cl::create_kernel (m.program, name, k)) {
       *error = e.message;
       return nullptr;
@@ -194,14 +301,26 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
 TemplateSearch::TemplateSearch (std::unique_ptr<Impl> impl) : impl_ (std::move (impl)) {}
 
 TemplateSearch::~TemplateSearch () {
-  if (impl_ && impl_->dev.queue)
-    clFinish (impl_->dev.queue.get ());
+  if (impl_)
+    finish ();
 }
 
 const Geometry &TemplateSearch::geometry () const { return impl_->cfg.geometry; }
 const cl::Device &TemplateSearch::device () const { return impl_->dev; }
 int TemplateSearch::work_group () const { return impl_->wg; }
 int TemplateSearch::band_rows () const { return impl_->band; }
+int TemplateSearch::offsets_per_item () const { return impl_->kx; }
+
+int TemplateSearch::parts_for (int templates) const {
+  const Impl &m = *impl_;
+  const int rows = m.cfg.geometry.positions_h ();
+  if (m.cfg.parts > 0)
+    return std::min (m.cfg.parts, rows);
+  if (!m.gpu || templates <= 0)
+    return 1;
+  const int want = 2 * static_cast<int> (std::max<cl_uint> (m.dev.info.compute_units, 1));
+  return std::clamp ((want + templates - 1) / templates, 1, rows);
+}
 int TemplateSearch::capacity () const { return impl_->slots; }
 bool TemplateSearch::built_from_cache () const { return impl_->from_cache; }
 
@@ -226,8 +345,15 @@ cl::Error TemplateSearch::reserve (int n) {
   return {};
 }
 
-cl::Error TemplateSearch::upload (const ColorFrame &f) {
+static cl_int convert_format (ColorFormat f) {
+  return f == ColorFormat::Nv12 ? 0 : f == ColorFormat::I420 ? 1 : f == ColorFormat::Gray8 ? 3 : 2;
+}
+
+cl::Error TemplateSearch::upload_async (int frame, const ColorFrame &f) {
   Impl &m = *impl_;
+  FrameSlot *fs = nullptr;
+  if (cl::Error e = m.slot (frame, &fs))
+    return e;
   if (f.width <= 0 || f.height <= 0 || !f.planes[0])
     return {"invalid frame"};
   int n = 0;
@@ -236,48 +362,94 @@ cl::Error TemplateSearch::upload (const ColorFrame &f) {
   for (int i = 0; i < n; i++)
     if (!f.planes[i] || f.strides[i] <= 0)
       return {"invalid frame plane"};
-  const size_t total = bytes[0] + bytes[1] + bytes[2];
-  if (cl::Error e = m.grow (&m.raw, &m.raw_size, total))
+  cl_event wait[1];
+  cl_uint nwait = 0;
+  if (cl::Error e = m.prepare (*fs, f.width, f.height, bytes[0] + bytes[1] + bytes[2], wait, &nwait))
     return e;
-  const size_t rgb = static_cast<size_t> (f.width) * f.height * 4;
-  if (cl::Error e = m.grow (&m.rgb, &m.rgb_size, rgb))
-    return e;
-  m.fw = f.width;
-  m.fh = f.height;
-  m.upload_events.clear ();
-  m.upload_events.resize (n);
+  fs->upload_events.resize (n);
   size_t off[3] = {0, 0, 0};
   for (int i = 0, at = 0; i < n; i++) {
     off[i] = at;
-    // the last plane blocks: the frame's memory is free on return
-    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.dev.queue.get (), m.raw.get (), i == n - 1 ? CL_TRUE : CL_FALSE, at,
-                                            bytes[i], f.planes[i], 0, nullptr, m.ev (&m.upload_events[i])));
+    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.uq (), fs->raw.get (), CL_FALSE, at, bytes[i], f.planes[i],
+                                            i == 0 ? nwait : 0, i == 0 && nwait ? wait : nullptr,
+                                            m.ev (&fs->upload_events[i])));
     at += bytes[i];
   }
-  const cl_int format = f.format == ColorFormat::Nv12   ? 0
-                        : f.format == ColorFormat::I420 ? 1
-                        : f.format == ColorFormat::Gray8 ? 3
-                                                         : 2;
-  const cl_int w = f.width, h = f.height;
-  const cl_int o0 = (cl_int) off[0], o1 = (cl_int) off[1], o2 = (cl_int) off[2];
-  const cl_int s0 = f.strides[0], s1 = n > 1 ? f.strides[1] : 0, s2 = n > 2 ? f.strides[2] : 0;
-  GPUDETECT_CL_TRY (cl::set_args (m.convert.get (), m.raw, format, w, h, o0, s0, o1, s1, o2, s2, rgb_offsets (f.format),
-                                  m.rgb));
-  const size_t gws[2] = {(static_cast<size_t> (w) + 15) / 16 * 16, (static_cast<size_t> (h) + 15) / 16 * 16};
-  const size_t lws[2] = {16, 16};
-  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.convert.get (), 2, nullptr, gws,
-                                            m.dev.info.max_work_group >= 256 ? lws : nullptr, 0, nullptr,
-                                            m.ev (&m.convert_event)));
+  const int strides[3] = {f.strides[0], n > 1 ? f.strides[1] : 0, n > 2 ? f.strides[2] : 0};
+  if (cl::Error e = m.enqueue_convert (*fs, fs->raw, convert_format (f.format), off, strides, rgb_offsets (f.format),
+                                       0, nullptr))
+    return e;
+  m.uploads++;
+  return {};
+}
+
+cl::Error TemplateSearch::attach (int frame, std::shared_ptr<const DeviceFrame> d) {
+  Impl &m = *impl_;
+  FrameSlot *fs = nullptr;
+  if (cl::Error e = m.slot (frame, &fs))
+    return e;
+  if (!d || !d->mem || d->context != m.dev.context.get ())
+    return {"the shared frame lies on another OpenCL context"};
+  if (d->width <= 0 || d->height <= 0 || d->planes < 1 || d->planes > 3)
+    return {"invalid shared frame"};
+  cl_int format;
+  cl_int4 rgb = {{0, 1, 2, 0}};
+  if (d->format == PixelFormat::Gray8) {
+    format = d->chroma == ChromaLayout::Nv12 ? 0 : d->chroma == ChromaLayout::I420 ? 1 : 3;
+    if (d->planes != (d->chroma == ChromaLayout::Nv12 ? 2 : d->chroma == ChromaLayout::I420 ? 3 : 1))
+      return {"invalid shared frame"};
+  } else {
+    format = 2;
+    rgb = gpudetect::rgb_offsets (d->format);
+  }
+  cl_event wait[2];
+  cl_uint nwait = 0;
+  if (cl::Error e = m.prepare (*fs, d->width, d->height, 16, wait, &nwait))
+    return e;
+  if (d->uploaded)
+    wait[nwait++] = d->uploaded.get ();
+  const int strides[3] = {d->stride[0], d->stride[1], d->stride[2]};
+  if (cl::Error e = m.enqueue_convert (*fs, d->mem, format, d->offset, strides, rgb, nwait, wait))
+    return e;
+  fs->shared = std::move (d);
+  m.attached++;
+  return {};
+}
+
+cl::Error TemplateSearch::upload (const ColorFrame &f) {
+  if (cl::Error e = upload_async (0, f))
+    return e;
+  return wait_upload (0);
+}
+
+cl::Error TemplateSearch::wait_upload (int frame) {
+  Impl &m = *impl_;
+  FrameSlot *fs = nullptr;
+  if (cl::Error e = m.slot (frame, &fs))
+    return e;
+  if (fs->converted) {
+    cl_event e = fs->converted.get ();
+    GPUDETECT_CL_TRY (clWaitForEvents (1, &e));
+  }
+  fs->shared.reset (); // converted: the other engine's frame is free again
   return {};
 }
 
 cl::Error TemplateSearch::update (const std::vector<int> &slots, const std::vector<Box> &boxes, int blend) {
+  return update_in (0, slots, boxes, blend);
+}
+
+cl::Error TemplateSearch::update_in (int frame, const std::vector<int> &slots, const std::vector<Box> &boxes,
+                                     int blend) {
   Impl &m = *impl_;
+  FrameSlot *fs = nullptr;
+  if (cl::Error e = m.slot (frame, &fs))
+    return e;
   if (slots.size () != boxes.size ())
     return {"slots and boxes differ in number"};
   if (slots.empty ())
     return {};
-  if (!m.fw)
+  if (!fs->fw)
     return {"no frame uploaded"};
   std::vector<cl_int> req;
   int top = 0;
@@ -293,57 +465,133 @@ cl::Error TemplateSearch::update (const std::vector<int> &slots, const std::vect
   cl::Mem rq;
   if (cl::Error e = cl::upload_vector (m.dev, &rq, req))
     return e;
-  const cl_int w = m.fw, h = m.fh;
-  GPUDETECT_CL_TRY (cl::set_args (m.extract.get (), m.rgb, w, h, rq, m.mask, m.templates));
+  const cl_int w = fs->fw, h = fs->fh;
+  GPUDETECT_CL_TRY (cl::set_args (m.extract.get (), fs->rgb, w, h, rq, m.mask, m.templates));
   const size_t px = static_cast<size_t> (m.cfg.geometry.template_w) * m.cfg.geometry.template_h;
   const size_t gws[2] = {(px + 63) / 64 * 64, slots.size ()};
   const size_t lws[2] = {64, 1};
-  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.extract.get (), 2, nullptr, gws, lws, 0, nullptr,
-                                            m.ev (&m.extract_event)));
+  cl_event wait[1];
+  const cl_uint nwait = m.wait_converted (*fs, wait);
+  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.extract.get (), 2, nullptr, gws, lws, nwait,
+                                            nwait ? wait : nullptr, fs->extract_event.out ()));
+  fs->last_use.reset (fs->extract_event.get ());
+  clRetainEvent (fs->extract_event.get ());
+  GPUDETECT_CL_TRY (clFlush (m.dev.queue.get ()));
   return {};
 }
 
-cl::Error TemplateSearch::search (const std::vector<int> &slots, const std::vector<Box> &predicted,
-                                  std::vector<Match> *out) {
+cl::Error TemplateSearch::search_async (int frame, const std::vector<int> &slots, const std::vector<Box> &predicted) {
   Impl &m = *impl_;
   const Geometry &g = m.cfg.geometry;
-  out->clear ();
+  FrameSlot *fs = nullptr;
+  if (cl::Error e = m.slot (frame, &fs))
+    return e;
+  fs->searching = false;
   if (slots.size () != predicted.size ())
     return {"slots and boxes differ in number"};
   m.last_requests = static_cast<int> (slots.size ());
-  if (slots.empty ())
+  fs->grids.clear ();
+  fs->predicted = predicted;
+  fs->res.clear ();
+  fs->search_event.reset ();
+  fs->read_event.reset ();
+  if (slots.empty ()) {
+    fs->searching = true;
     return {};
-  if (!m.fw)
+  }
+  if (!fs->fw)
     return {"no frame uploaded"};
-  std::vector<cl_int> req;
-  req.reserve (slots.size () * 5);
-  std::vector<Grid> grids;
+  fs->req.clear ();
+  fs->req.reserve (slots.size () * 5);
   for (size_t i = 0; i < slots.size (); i++) {
     if (slots[i] < 0 || slots[i] >= m.slots)
       return {"search of a template slot that holds none"};
     const Grid gr = area_for (predicted[i], g);
-    grids.push_back (gr);
-    req.insert (req.end (), {slots[i], gr.ox, gr.oy, gr.sx, gr.sy});
+    fs->grids.push_back (gr);
+    fs->req.insert (fs->req.end (), {slots[i], gr.ox, gr.oy, gr.sx, gr.sy});
   }
   const size_t n = slots.size ();
-  if (cl::Error e = m.grow (&m.requests, &m.requests_size, req.size () * sizeof (cl_int)))
+  if (cl::Error e = m.grow (&fs->requests, &fs->requests_size, fs->req.size () * sizeof (cl_int)))
     return e;
   if (cl::Error e = m.grow (&m.dmap, &m.dmap_size,
                             n * static_cast<size_t> (g.positions_w ()) * g.positions_h () * sizeof (cl_uint)))
     return e;
-  if (cl::Error e = m.grow (&m.results, &m.results_size, n * 4 * sizeof (cl_uint)))
+  fs->res.assign (n * 4, 0);
+  cl::Mem results;
+  if (cl::Error e = cl::make_buffer (m.dev, &results, fs->res.size () * sizeof (cl_uint)))
     return e;
-  GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.dev.queue.get (), m.requests.get (), CL_FALSE, 0,
-                                          req.size () * sizeof (cl_int), req.data (), 0, nullptr, nullptr));
-  const cl_int w = m.fw, h = m.fh;
-  GPUDETECT_CL_TRY (cl::set_args (m.search.get (), m.rgb, w, h, m.requests, m.templates, m.dmap, m.results));
+  GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.dev.queue.get (), fs->requests.get (), CL_FALSE, 0,
+                                          fs->req.size () * sizeof (cl_int), fs->req.data (), 0, nullptr, nullptr));
+  const cl_int w = fs->fw, h = fs->fh;
   const size_t lws = m.wg, gws = n * m.wg;
-  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search.get (), 1, nullptr, &gws, &lws, 0, nullptr,
-                                            m.ev (&m.search_event)));
-  std::vector<cl_uint> res (n * 4);
-  // blocking: `req` above lives until here
-  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), m.results.get (), CL_TRUE, 0, res.size () * sizeof (cl_uint),
-                                         res.data (), 0, nullptr, m.ev (&m.read_event)));
+  cl_event wait[1];
+  const cl_uint nwait = m.wait_converted (*fs, wait);
+  const cl_int parts = parts_for (static_cast<int> (n));
+  fs->reduce_event.reset ();
+  if (parts == 1) {
+    GPUDETECT_CL_TRY (cl::set_args (m.search.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, results));
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search.get (), 1, nullptr, &gws, &lws, nwait,
+                                              nwait ? wait : nullptr, m.ev (&fs->search_event)));
+  } else {
+    // the offset rows of each template shared by `parts` work-groups, then the reduction
+    const size_t pgws = gws * parts;
+    GPUDETECT_CL_TRY (cl::set_args (m.search_part.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, parts));
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search_part.get (), 1, nullptr, &pgws, &lws,
+                                              nwait, nwait ? wait : nullptr, m.ev (&fs->search_event)));
+    GPUDETECT_CL_TRY (cl::set_args (m.reduce.get (), m.dmap, results));
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.reduce.get (), 1, nullptr, &gws, &lws, 0, nullptr,
+                                              m.ev (&fs->reduce_event)));
+  }
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), results.get (), CL_FALSE, 0,
+                                         fs->res.size () * sizeof (cl_uint), fs->res.data (), 0, nullptr,
+                                         fs->read_event.out ()));
+  fs->last_use.reset (fs->read_event.get ());
+  clRetainEvent (fs->read_event.get ());
+  GPUDETECT_CL_TRY (clFlush (m.dev.queue.get ()));
+  if (nwait) {
+    GPUDETECT_CL_TRY (clRetainCommandQueue (m.dev.queue.get ()));
+    if (cl_int st = clSetEventCallback (wait[0], CL_COMPLETE, Impl::converted_cb, m.dev.queue.get ());
+        st != CL_SUCCESS) {
+      clReleaseCommandQueue (m.dev.queue.get ());
+      GPUDETECT_CL_TRY (st);
+    }
+  }
+  fs->searching = true;
+  return {};
+}
+
+bool TemplateSearch::search_ready (int frame) const {
+  const Impl &m = *impl_;
+  if (frame < 0 || frame >= static_cast<int> (m.frames.size ()))
+    return true;
+  const FrameSlot &fs = m.frames[frame];
+  if (!fs.searching || !fs.read_event)
+    return true;
+  cl_int st = CL_QUEUED;
+  clGetEventInfo (fs.read_event.get (), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+  return st <= CL_COMPLETE;
+}
+
+cl::Error TemplateSearch::search_results (int frame, std::vector<Match> *out) {
+  Impl &m = *impl_;
+  const Geometry &g = m.cfg.geometry;
+  out->clear ();
+  FrameSlot *fs = nullptr;
+  if (cl::Error e = m.slot (frame, &fs))
+    return e;
+  if (!fs->searching)
+    return {"no search in this frame slot"};
+  fs->searching = false;
+  if (fs->read_event) {
+    cl_event e = fs->read_event.get ();
+    if (cl_int st = clWaitForEvents (1, &e); st != CL_SUCCESS) {
+      cl_int exec = CL_COMPLETE;
+      clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, nullptr);
+      return {std::string ("the template search failed on the device: ") + cl::status_to_string (exec < 0 ? exec : st)};
+    }
+  }
+  const std::vector<cl_uint> &res = fs->res;
+  const size_t n = fs->grids.size ();
   out->resize (n);
   for (size_t i = 0; i < n; i++) {
     Match &r = (*out)[i];
@@ -358,14 +606,34 @@ cl::Error TemplateSearch::search (const std::vector<int> &slots, const std::vect
     } else {
       r.alt = 0xffffffffu;
     }
-    r.box = predicted[i];
-    r.box.x += (r.best_x - g.centre_x ()) * (grids[i].sx / 65536.0);
-    r.box.y += (r.best_y - g.centre_y ()) * (grids[i].sy / 65536.0);
+    r.box = fs->predicted[i];
+    r.box.x += (r.best_x - g.centre_x ()) * (fs->grids[i].sx / 65536.0);
+    r.box.y += (r.best_y - g.centre_y ()) * (fs->grids[i].sy / 65536.0);
     r.confidence = r.alt == 0 || r.alt == 0xffffffffu ? (r.alt == 0 ? 0.0 : 1.0)
                                                        : std::clamp (1.0 - double (r.best) / double (r.alt), 0.0, 1.0);
   }
   return {};
 }
+
+cl::Error TemplateSearch::search (const std::vector<int> &slots, const std::vector<Box> &predicted,
+                                  std::vector<Match> *out) {
+  out->clear ();
+  if (cl::Error e = search_async (0, slots, predicted))
+    return e;
+  return search_results (0, out);
+}
+
+void TemplateSearch::finish () {
+  if (impl_->upload_queue)
+    clFinish (impl_->upload_queue.get ());
+  if (impl_->dev.queue)
+    clFinish (impl_->dev.queue.get ());
+}
+
+int TemplateSearch::frames () const { return static_cast<int> (impl_->frames.size ()); }
+bool TemplateSearch::uses_upload_queue () const { return static_cast<bool> (impl_->upload_queue); }
+uint64_t TemplateSearch::uploads () const { return impl_->uploads; }
+uint64_t TemplateSearch::attached () const { return impl_->attached; }
 
 static double span_us (const cl::Event &e) {
   if (!e)
@@ -379,23 +647,35 @@ static double span_us (const cl::Event &e) {
 
 Times TemplateSearch::last_times () const {
   const Impl &m = *impl_;
+  const FrameSlot &f = m.frames[m.current];
   Times t;
-  for (const cl::Event &e : m.upload_events)
+  for (const cl::Event &e : f.upload_events)
     t.upload += span_us (e);
-  t.convert = span_us (m.convert_event);
-  t.extract = span_us (m.extract_event);
-  t.search = span_us (m.search_event);
-  t.readback = span_us (m.read_event);
+  t.convert = span_us (f.converted);
+  t.extract = span_us (f.extract_event);
+  t.search = span_us (f.search_event);
+  if (f.reduce_event && f.search_event) { // first start to last end
+    cl_ulong a = 0, b = 0;
+    if (clGetEventProfilingInfo (f.search_event.get (), CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo (f.reduce_event.get (), CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) ==
+            CL_SUCCESS)
+      t.search = (b - a) / 1000.0;
+  }
+  t.readback = span_us (f.read_event);
   return t;
 }
 
 cl::Error TemplateSearch::read_frame (std::vector<uint8_t> *rgbx) {
   Impl &m = *impl_;
-  rgbx->resize (static_cast<size_t> (m.fw) * m.fh * 4);
+  const FrameSlot &f = m.frames[m.current];
+  rgbx->resize (static_cast<size_t> (f.fw) * f.fh * 4);
   if (rgbx->empty ())
     return {};
-  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), m.rgb.get (), CL_TRUE, 0, rgbx->size (), rgbx->data (), 0,
-                                         nullptr, nullptr));
+  cl_event wait[1];
+  const cl_uint nwait = m.wait_converted (f, wait);
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), f.rgb.get (), CL_TRUE, 0, rgbx->size (), rgbx->data (),
+                                         nwait, nwait ? wait : nullptr, nullptr));
   return {};
 }
 
@@ -419,7 +699,6 @@ cl::Error TemplateSearch::read_distances (int request, std::vector<uint32_t> *d)
                                          n * sizeof (cl_uint), d->data (), 0, nullptr, nullptr));
   return {};
 }
-
 /* ------------------------------------------------------------------------ */
 
 namespace reference {

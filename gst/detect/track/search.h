@@ -5,6 +5,15 @@
 // converts them there to packed RGB; update() cuts templates out of that frame
 // (or blends them into the ones a slot holds); search() finds every requested
 // template in its search area, all in one launch, and waits for the results.
+//
+// Frames in flight: the engine holds Config::frames frames on the device,
+// each in a frame slot of its own (its planes, its packed RGB, its search's
+// requests and results).  upload_async() / attach() enqueue a frame's upload
+// (or take another engine's uploaded frame) and its conversion without
+// waiting; search_async() enqueues a search and a non-blocking readback;
+// search_ready() polls, search_results() waits.  Uploads and conversions run
+// on a queue of their own where Config::upload_queue says so, so that frame
+// n + 1 uploads while frame n is searched.
 // A template is TW x TH pixels of (R, G, B, membership weight); templates live
 // in numbered slots on the device.  Boxes are sampled at their own scale
 // (box width / TW, box height / TH), so a template costs the same whatever
@@ -12,6 +21,7 @@
 #pragma once
 
 #include "cl/cl.h"
+#include "core/frame.h"
 
 #include <cstdint>
 #include <memory>
@@ -69,7 +79,7 @@ struct Match {
 
 // Device time of the last frame's commands, microseconds (with profiling).
 struct Times {
-  double upload = 0, convert = 0, extract = 0, search = 0, readback = 0;
+  double upload = 0, convert = 0, extract = 0, search = 0, readback = 0; // search: both launches of a split one
 };
 
 // The membership weights this engine puts into new templates (TW x TH,
@@ -88,6 +98,24 @@ public:
     int work_group = 0;                    // 0: 256 or the device's limit (a power of two)
     size_t local_bytes = 0;                // local memory for the search area; 0: 32 KB or the device's
     std::vector<uint8_t> mask;             // membership weights; empty: default_mask
+    int frames = 1;                        // frame slots (frames in flight), 1..64
+    // Uploads and conversions on a second queue, overlapping the search of
+    // the frame before: -1 on GPUs and accelerators (not on CPU devices,
+    // where both queues run on the same cores), 0 never, 1 always.
+    int upload_queue = -1;
+    // The search's schedule (kernels/track.cl; gpudetect-bench-track
+    // --variants compares them on a device; docs/tracking.md has the
+    // figures).  offsets_per_item: neighbouring offsets of a row each
+    // work-item computes at once, reusing template and area pixels from
+    // registers (1..8; 0: 8 on CPU devices, measured on PoCL, 1 on GPUs,
+    // as measured on the H100 before the variants existed).  parts:
+    // work-groups sharing each template's offset rows, their distances
+    // reduced by a second launch (1: one work-group searches and reduces,
+    // the default; 0: automatic, on GPUs as many as give the device 2
+    // work-groups per compute unit when templates are fewer, else 1; at most
+    // one per offset row).
+    int offsets_per_item = 0;
+    int parts = 1;
   };
   static std::unique_ptr<TemplateSearch> create (const Config &config, std::string *error);
   ~TemplateSearch ();
@@ -102,6 +130,24 @@ public:
   // waits for the results.
   cl::Error search (const std::vector<int> &slots, const std::vector<Box> &predicted, std::vector<Match> *out);
 
+  // Asynchronous, per frame slot (0 .. frames() - 1; the calls above use
+  // slot 0).  The frame's memory must stay valid until wait_upload().
+  cl::Error upload_async (int frame, const ColorFrame &f);
+  // Takes a frame another engine on this context uploaded (no copy from
+  // the host): its conversion waits for its upload; the frame is held until
+  // the slot's next frame.  Fails when the context or the layout differs.
+  cl::Error attach (int frame, std::shared_ptr<const DeviceFrame> device);
+  cl::Error update_in (int frame, const std::vector<int> &slots, const std::vector<Box> &boxes, int blend = 256);
+  cl::Error search_async (int frame, const std::vector<int> &slots, const std::vector<Box> &predicted);
+  bool search_ready (int frame) const;                         // never blocks
+  cl::Error search_results (int frame, std::vector<Match> *out); // waits
+  cl::Error wait_upload (int frame);                            // the frame's host memory is free afterwards
+  void finish ();                                               // waits for every command
+  int frames () const;
+  bool uses_upload_queue () const;
+  uint64_t uploads () const;  // frames copied from host memory
+  uint64_t attached () const; // frames taken from another engine
+
   // Slots 0 .. n-1 exist afterwards (their content kept).
   cl::Error reserve (int slots);
   int capacity () const;
@@ -110,6 +156,9 @@ public:
   const cl::Device &device () const;
   int work_group () const;
   int band_rows () const;
+  int offsets_per_item () const;
+  // Work-groups per template a search of `templates` templates uses.
+  int parts_for (int templates) const;
   Times last_times () const;
   bool built_from_cache () const;
 

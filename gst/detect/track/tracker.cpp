@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <tuple>
 
 namespace gpudetect {
@@ -33,6 +34,20 @@ struct Track {
 
 // Frames a lost track is still reported on its velocity.
 constexpr int kCoastReported = 3;
+
+// A frame in flight, from submit() to collect().
+struct InFlight {
+  uint64_t ticket = 0;
+  int slot = 0;                 // the engine's frame slot
+  int width = 0, height = 0;
+  std::vector<Detection> dets;
+  bool on_device = false;       // uploaded (or attached) and converted
+  enum class State { Waiting, Searching, Done } state = State::Waiting;
+  size_t nt = 0;                // tracks when it began, and their predictions
+  std::vector<Box> predicted;
+  std::vector<TrackedObject> out;
+  cl::Error error;
+};
 } // namespace
 
 struct Tracker::Impl {
@@ -44,6 +59,9 @@ struct Tracker::Impl {
   uint64_t next_id = 1;
   uint64_t searches = 0;
   uint64_t frame = 0;
+  uint64_t next_ticket = 0;
+  uint64_t uploads = 0, shared = 0;
+  std::deque<InFlight> queue;
 
   int take_slot () {
     if (!free_slots.empty ()) {
@@ -58,8 +76,14 @@ struct Tracker::Impl {
 std::unique_ptr<Tracker> Tracker::create (const TrackerConfig &config, std::string *error) {
   auto impl = std::make_unique<Impl> ();
   impl->cfg = config;
+  if (config.frames < 1 || config.frames > 64) {
+    *error = "frames in flight must be 1 to 64";
+    return nullptr;
+  }
   if (config.search) {
-    impl->engine = TemplateSearch::create (config.engine, error);
+    TemplateSearch::Config ec = config.engine;
+    ec.frames = config.frames;
+    impl->engine = TemplateSearch::create (ec, error);
     if (!impl->engine)
       return nullptr;
   }
@@ -81,6 +105,7 @@ void Tracker::set_policy (int max_lost, double min_confidence, double iou_thresh
 }
 
 void Tracker::reset () {
+  discard ();
   impl_->tracks.clear ();
   impl_->free_slots.clear ();
   impl_->next_slot = 0;
@@ -120,34 +145,48 @@ static void found_at (Track &t, const Box &b) {
   t.lost = 0;
 }
 
-cl::Error Tracker::process (const ColorFrame *frame, int width, int height, const std::vector<Detection> &dets,
-                            std::vector<TrackedObject> *out) {
-  Impl &m = *impl_;
-  out->clear ();
+// Frames are associated in order: a frame begins (its tracks' predictions
+// made, its search enqueued) once every frame before it is associated, and
+// is associated once its search's results are back.
+static cl::Error begin (Tracker::Impl &m, InFlight &f) {
   m.frame++;
-  const bool search = m.engine && frame;
   const size_t nt = m.tracks.size ();
-
-  // predictions and the template search
-  std::vector<Box> predicted (nt), found (nt);
-  std::vector<double> conf (nt, 0.0);
-  std::vector<bool> ok (nt, false);
+  f.nt = nt;
+  f.predicted.resize (nt);
   for (size_t i = 0; i < nt; i++) {
     const Track &t = m.tracks[i];
-    predicted[i] = extrapolate (t, t.lost + 1);
-    found[i] = predicted[i];
+    f.predicted[i] = extrapolate (t, t.lost + 1);
   }
-  if (search && (nt > 0 || !dets.empty ()))
-    if (cl::Error e = m.engine->upload (*frame))
-      return e;
+  if (!m.engine || nt == 0)
+    return {}; // nothing to search: associated at once
+  if (!f.on_device)
+    return {"a frame with tracks to search was not uploaded"};
+  std::vector<int> slots (nt);
+  for (size_t i = 0; i < nt; i++)
+    slots[i] = m.tracks[i].slot;
+  if (cl::Error e = m.engine->search_async (f.slot, slots, f.predicted))
+    return e;
+  m.searches += nt;
+  f.state = InFlight::State::Searching;
+  return {};
+}
+
+// The search's results (none where nothing was searched) turned into the
+// frame's objects and the tracks' new state; templates refreshed.
+static cl::Error associate (Tracker::Impl &m, InFlight &f, const std::vector<Match> &matches) {
+  std::vector<TrackedObject> *out = &f.out;
+  const std::vector<Detection> &dets = f.dets;
+  const int width = f.width, height = f.height;
+  out->clear ();
+  const bool search = static_cast<bool> (m.engine);
+  const size_t nt = f.nt;
+  if (m.tracks.size () != nt || (search && nt > 0 && matches.size () != nt))
+    return {"tracks changed while a frame was in flight"};
+
+  std::vector<Box> found (f.predicted);
+  std::vector<double> conf (nt, 0.0);
+  std::vector<bool> ok (nt, false);
   if (search && nt > 0) {
-    std::vector<int> slots (nt);
-    for (size_t i = 0; i < nt; i++)
-      slots[i] = m.tracks[i].slot;
-    std::vector<Match> matches;
-    if (cl::Error e = m.engine->search (slots, predicted, &matches))
-      return e;
-    m.searches += nt;
     for (size_t i = 0; i < nt; i++) {
       conf[i] = matches[i].confidence;
       ok[i] = conf[i] >= m.cfg.min_confidence;
@@ -264,10 +303,12 @@ cl::Error Tracker::process (const ColorFrame *frame, int width, int height, cons
   }
 
   // templates: refreshed from matched detections, cut for new tracks
-  if (search) {
-    if (cl::Error e = m.engine->update (upd_slots, upd_boxes, m.cfg.blend))
+  if (search && (!upd_slots.empty () || !new_slots.empty ())) {
+    if (!f.on_device)
+      return {"a frame with templates to cut was not uploaded"};
+    if (cl::Error e = m.engine->update_in (f.slot, upd_slots, upd_boxes, m.cfg.blend))
       return e;
-    if (cl::Error e = m.engine->update (new_slots, new_boxes, 256))
+    if (cl::Error e = m.engine->update_in (f.slot, new_slots, new_boxes, 256))
       return e;
   }
   // dropped tracks give their slots back (new tracks were appended after nt)
@@ -283,6 +324,117 @@ cl::Error Tracker::process (const ColorFrame *frame, int width, int height, cons
   }
   m.tracks = std::move (keep);
   return {};
+}
+
+
+// Moves the frames in flight on, in order, as far as their device work
+// allows; waits for the device only for frames up to `block_until`.
+static void advance (Tracker::Impl &m, uint64_t block_until) {
+  for (InFlight &f : m.queue) {
+    if (f.state == InFlight::State::Done)
+      continue;
+    if (f.state == InFlight::State::Waiting) {
+      if (cl::Error e = begin (m, f)) {
+        f.error = e;
+        f.state = InFlight::State::Done;
+        continue;
+      }
+      if (f.state == InFlight::State::Waiting) { // nothing searched
+        f.error = associate (m, f, {});
+        f.state = InFlight::State::Done;
+        continue;
+      }
+    }
+    // searching
+    if (f.ticket > block_until && !m.engine->search_ready (f.slot))
+      return;
+    std::vector<Match> matches;
+    cl::Error e = m.engine->search_results (f.slot, &matches);
+    f.error = e ? e : associate (m, f, matches);
+    f.state = InFlight::State::Done;
+  }
+}
+
+cl::Error Tracker::submit (const ColorFrame *frame, std::shared_ptr<const DeviceFrame> device, int width, int height,
+                           std::vector<Detection> dets, uint64_t *ticket) {
+  Impl &m = *impl_;
+  if (m.queue.size () >= static_cast<size_t> (frames ()))
+    return {"every frame slot is in flight"};
+  InFlight f;
+  f.ticket = ++m.next_ticket;
+  f.slot = static_cast<int> (f.ticket % static_cast<uint64_t> (frames ()));
+  f.width = width;
+  f.height = height;
+  f.dets = std::move (dets);
+  // The tracks on this frame are those of now, less those the frames in
+  // flight drop, plus those their detections and this frame's start:
+  // without any, nothing is searched in the frame nor cut from it.
+  bool needed = !m.tracks.empty () || !f.dets.empty ();
+  for (const InFlight &q : m.queue)
+    needed = needed || !q.dets.empty ();
+  if (m.engine && needed && (device || frame)) {
+    const bool shared = static_cast<bool> (device);
+    cl::Error e = shared ? m.engine->attach (f.slot, std::move (device)) : m.engine->upload_async (f.slot, *frame);
+    if (e)
+      return e;
+    (shared ? m.shared : m.uploads)++;
+    f.on_device = true;
+  }
+  *ticket = f.ticket;
+  m.queue.push_back (std::move (f));
+  advance (m, 0);
+  return {};
+}
+
+bool Tracker::ready (uint64_t ticket) {
+  Impl &m = *impl_;
+  advance (m, 0);
+  for (const InFlight &f : m.queue)
+    if (f.ticket == ticket)
+      return f.state == InFlight::State::Done;
+  return true;
+}
+
+cl::Error Tracker::collect (uint64_t ticket, std::vector<TrackedObject> *out) {
+  Impl &m = *impl_;
+  out->clear ();
+  if (m.queue.empty () || m.queue.front ().ticket != ticket)
+    return {"frames are collected in the order they were submitted"};
+  advance (m, ticket);
+  InFlight f = std::move (m.queue.front ());
+  m.queue.pop_front ();
+  cl::Error e = f.error;
+  // the frame's host memory is free once its upload is done
+  if (f.on_device)
+    if (cl::Error w = m.engine->wait_upload (f.slot); w && !e)
+      e = w;
+  // the next frame's search goes to the device while the caller works
+  advance (m, 0);
+  if (e)
+    return e;
+  *out = std::move (f.out);
+  return {};
+}
+
+void Tracker::discard () {
+  Impl &m = *impl_;
+  if (m.engine)
+    m.engine->finish ();
+  m.queue.clear ();
+}
+
+size_t Tracker::in_flight () const { return impl_->queue.size (); }
+int Tracker::frames () const { return impl_->engine ? impl_->engine->frames () : std::max (1, impl_->cfg.frames); }
+uint64_t Tracker::uploads () const { return impl_->uploads; }
+uint64_t Tracker::shared_frames () const { return impl_->shared; }
+
+cl::Error Tracker::process (const ColorFrame *frame, int width, int height, const std::vector<Detection> &dets,
+                            std::vector<TrackedObject> *out) {
+  out->clear ();
+  uint64_t ticket = 0;
+  if (cl::Error e = submit (frame, nullptr, width, height, dets, &ticket))
+    return e;
+  return collect (ticket, out);
 }
 
 } // namespace track

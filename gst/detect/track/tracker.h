@@ -14,6 +14,17 @@
 // max_lost frames, when its centre leaves the frame, or when it sits,
 // confidently, on the box of a track matched in the same frame (a
 // duplicate).
+//
+// Frames in flight (submit / ready / collect): a frame's association needs
+// the tracks as the frame before left them, so frames are associated one
+// after the other, in order; what overlaps is the device work around it.
+// submit() enqueues the frame's upload (or takes the frame another engine
+// uploaded) and its conversion at once, whatever is in flight; the frame's
+// search is enqueued as soon as the frame before it is associated (its
+// templates refreshed on the device and its tracks' predictions known), and
+// read back without blocking; ready() and collect() associate the frames
+// whose results came back.  So frame n + 1 uploads and converts while frame
+// n is searched, and the host never waits for an upload.
 #pragma once
 
 #include "search.h"
@@ -35,6 +46,8 @@ struct TrackerConfig {
   double min_confidence = 0.4;   // a search below this does not move (nor report) the track
   double iou_threshold = 0.3;    // least IoU of a detection and a track's box to match
   int blend = 256;               // weight / 256 of a matched detection's appearance in the template
+  // Frames in flight at most (engine.frames is set from it).
+  int frames = 1;
 };
 
 struct Detection {
@@ -63,8 +76,31 @@ public:
   // One frame: `frame` (may be null when the config has no search) and its
   // detections (empty on frames without).  `out`: every object reported on
   // this frame, detections first in their order, then tracked ones.
+  // Synchronous: submit() and collect().
   cl::Error process (const ColorFrame *frame, int width, int height, const std::vector<Detection> &detections,
                      std::vector<TrackedObject> *out);
+
+  // A frame into flight: its pixels from the host (`frame`, whose memory
+  // must stay valid until the frame is collected or discarded) or already on
+  // the device (`device`, another engine's upload on this context; used
+  // instead of `frame` where given).  The frame is uploaded only when tracks
+  // may be searched in it or templates cut from it.  Fails when frames()
+  // frames are in flight.  `*ticket` names the frame.
+  cl::Error submit (const ColorFrame *frame, std::shared_ptr<const DeviceFrame> device, int width, int height,
+                    std::vector<Detection> detections, uint64_t *ticket);
+  // Whether the frame is associated (its objects known); never blocks, and
+  // moves the frames in flight on as far as their device work allows.
+  bool ready (uint64_t ticket);
+  // The frame's objects, waiting for them; frames are collected in the
+  // order they were submitted (`ticket` is the oldest in flight).
+  cl::Error collect (uint64_t ticket, std::vector<TrackedObject> *out);
+  // Drops every frame in flight (after its device work), tracks as the
+  // frames associated so far left them.
+  void discard ();
+  size_t in_flight () const;
+  int frames () const;
+  uint64_t uploads () const;        // frames copied from host memory to the device
+  uint64_t shared_frames () const;  // frames taken from another engine's upload
   // The association's settings, changeable between frames.
   void set_policy (int max_lost, double min_confidence, double iou_threshold, int blend);
   void reset ();            // forget every track (ids continue)

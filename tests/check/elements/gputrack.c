@@ -4,7 +4,9 @@
  * (as gpudetect inference-interval=5 gives them); the test computes id
  * switches and MOTA against the known tracks.  Also: every input format, the
  * metadata contract, zero-term, messages, the OpenCL context shared with
- * gpudetect, errors. */
+ * gpudetect, errors; frames in flight (max-in-flight 1, 2, 8: order, counts,
+ * the same objects), EOS drain, flush with frames in flight; one upload per
+ * frame when gpudetect and gputrack share the device. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/gstvideometa.h>
@@ -178,11 +180,135 @@ typedef struct {
   double mean_iou;
 } Score;
 
-/* Runs the clip through gputrack (`props`) with detections of the visible
- * sprites (at least half visible) on detection frames; scores the output
- * against the sprites (CLEAR MOT: objects at least half visible are ground
- * truth, matched to the tracker's boxes at IoU >= 0.5, greedily by IoU). */
-static Score run_clip (const Clip *c, const char *props)
+/* The clip's frame n with its detections (of the sprites at least half
+ * visible, on detection frames), as gpudetect would send it. */
+static GstBuffer *clip_frame (const Clip *c, int n)
+{
+  GstBuffer *in = render (c, n);
+  if (n % c->interval == 0) {
+    gint rid = 0;
+    for (int i = 0; i < c->n_sprites; i++) {
+      if (visible_fraction (c, i, n) < 0.5)
+        continue;
+      double sx, sy;
+      sprite_at (&c->sprites[i], n, &sx, &sy);
+      /* the detector's box: clipped to the frame, a pixel of jitter */
+      int x0 = (int) floor (sx) + ((n / c->interval + i) % 3 - 1), y0 = (int) floor (sy);
+      int x1 = MIN (x0 + c->sprites[i].w, c->width), y1 = MIN (y0 + c->sprites[i].h, c->height);
+      x0 = MAX (x0, 0);
+      y0 = MAX (y0, 0);
+      add_detection (in, c->width, c->height, x0, y0, x1 - x0, y1 - y0, rid++);
+    }
+  }
+  GST_BUFFER_OFFSET (in) = n;
+  return in;
+}
+
+/* Every object of every output frame, for comparing runs: (frame, roi id,
+ * object id, x, y, w, h, tracking confidence in millionths) per ROI with an
+ * object id. */
+#define RECORD_FIELDS 8
+typedef struct {
+  GArray *rows; /* gint[RECORD_FIELDS] each */
+} Record;
+
+static void record_frame (Record *r, int n, GstBuffer *out)
+{
+  if (!r)
+    return;
+  gpointer st = NULL;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (out, &st, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    GstStructure *o = gst_video_region_of_interest_meta_get_param (roi, "object_id");
+    gint id = -1;
+    if (!o || !gst_structure_get_int (o, "id", &id))
+      continue;
+    gdouble conf = -1;
+    GstStructure *t = gst_video_region_of_interest_meta_get_param (roi, "tracking");
+    fail_unless (t && gst_structure_get_double (t, "confidence", &conf));
+    gint row[RECORD_FIELDS] = {n, roi->id, id, (gint) roi->x, (gint) roi->y, (gint) roi->w, (gint) roi->h,
+        (gint) lround (conf * 1e6)};
+    g_array_append_vals (r->rows, row, RECORD_FIELDS);
+  }
+}
+
+/* Scores output frame n against the sprites (CLEAR MOT: objects at least
+ * half visible are ground truth, matched to the tracker's boxes at
+ * IoU >= 0.5, greedily by IoU). */
+static void score_frame (const Clip *c, int n, GstBuffer *out, Score *s, double *iou_sum, gint *last_id)
+{
+  gboolean vis[16];
+  for (int i = 0; i < c->n_sprites; i++)
+    vis[i] = visible_fraction (c, i, n) >= 0.5;
+  Hyp hyps[32];
+  const int nh = read_hyps (out, hyps, 32);
+  /* roi->id unique in the buffer */
+  {
+    gpointer st = NULL;
+    GstMeta *meta;
+    guint64 seen = 0;
+    while ((meta = gst_buffer_iterate_meta_filtered (out, &st, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      const gint id = ((GstVideoRegionOfInterestMeta *) meta)->id;
+      fail_unless (id >= 0 && id < 64 && !(seen & (G_GUINT64_CONSTANT (1) << id)), "roi id %d repeated", id);
+      seen |= G_GUINT64_CONSTANT (1) << id;
+    }
+  }
+  gboolean used[32] = {FALSE};
+  gboolean gt_done[16] = {FALSE};
+  /* greedy matching by IoU */
+  for (;;) {
+    double best = 0.5;
+    int bi = -1, bj = -1;
+    for (int i = 0; i < c->n_sprites; i++) {
+      if (!vis[i] || gt_done[i])
+        continue;
+      double sx, sy;
+      sprite_at (&c->sprites[i], n, &sx, &sy);
+      for (int j = 0; j < nh; j++) {
+        if (used[j])
+          continue;
+        /* ground truth clipped to the frame, as the tracker's boxes are */
+        const double gx0 = MAX (sx, 0), gy0 = MAX (sy, 0);
+        const double gx1 = MIN (sx + c->sprites[i].w, c->width), gy1 = MIN (sy + c->sprites[i].h, c->height);
+        const double v = iou (gx0, gy0, gx1 - gx0, gy1 - gy0, hyps[j].x, hyps[j].y, hyps[j].w, hyps[j].h);
+        if (v >= best) {
+          best = v;
+          bi = i;
+          bj = j;
+        }
+      }
+    }
+    if (bi < 0)
+      break;
+    gt_done[bi] = used[bj] = TRUE;
+    s->matched++;
+    *iou_sum += best;
+    if (last_id[bi] >= 0 && last_id[bi] != hyps[bj].id) {
+      s->idsw++;
+      VERBOSE ("frame %d: sprite %d id %d -> %d", n, bi, last_id[bi], hyps[bj].id);
+    }
+    last_id[bi] = hyps[bj].id;
+  }
+  for (int i = 0; i < c->n_sprites; i++) {
+    s->gt += vis[i];
+    if (vis[i] && !gt_done[i]) {
+      s->fn++;
+      VERBOSE ("frame %d: sprite %d missed", n, i);
+    }
+  }
+  for (int j = 0; j < nh; j++)
+    if (!used[j]) {
+      s->fp++;
+      VERBOSE ("frame %d: false box %d,%d %dx%d id %d", n, hyps[j].x, hyps[j].y, hyps[j].w, hyps[j].h, hyps[j].id);
+    }
+}
+
+/* Runs the clip through gputrack (`props`), taking output buffers as they
+ * come (frames in flight hold some back), the rest after EOS; checks that
+ * every frame comes out once, in order; scores the output (and records its
+ * objects in `rec` where given). */
+static Score run_clip_recorded (const Clip *c, const char *props, Record *rec)
 {
   gchar *desc = g_strdup_printf ("gputrack %s", props);
   GstHarness *h = gst_harness_new_parse (desc);
@@ -196,97 +322,33 @@ static Score run_clip (const Clip *c, const char *props)
   gint last_id[16];
   for (int i = 0; i < 16; i++)
     last_id[i] = -1;
-  for (int n = 0; n < c->frames; n++) {
-    GstBuffer *in = render (c, n);
-    gboolean vis[16];
-    for (int i = 0; i < c->n_sprites; i++)
-      vis[i] = visible_fraction (c, i, n) >= 0.5;
-    if (n % c->interval == 0) {
-      gint rid = 0;
-      for (int i = 0; i < c->n_sprites; i++) {
-        if (!vis[i])
-          continue;
-        double sx, sy;
-        sprite_at (&c->sprites[i], n, &sx, &sy);
-        /* the detector's box: clipped to the frame, a pixel of jitter */
-        int x0 = (int) floor (sx) + ((n / c->interval + i) % 3 - 1), y0 = (int) floor (sy);
-        int x1 = MIN (x0 + c->sprites[i].w, c->width), y1 = MIN (y0 + c->sprites[i].h, c->height);
-        x0 = MAX (x0, 0);
-        y0 = MAX (y0, 0);
-        add_detection (in, c->width, c->height, x0, y0, x1 - x0, y1 - y0, rid++);
-      }
+  int next = 0;
+  for (int n = 0; n <= c->frames; n++) {
+    if (n < c->frames) {
+      fail_unless_equals_int (gst_harness_push (h, clip_frame (c, n)), GST_FLOW_OK);
+    } else {
+      fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
     }
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-    GstBuffer *out = gst_harness_pull (h);
-    fail_unless (out != NULL);
-    Hyp hyps[32];
-    const int nh = read_hyps (out, hyps, 32);
-    /* roi->id unique in the buffer */
-    {
-      gpointer st = NULL;
-      GstMeta *meta;
-      guint64 seen = 0;
-      while ((meta = gst_buffer_iterate_meta_filtered (out, &st, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-        const gint id = ((GstVideoRegionOfInterestMeta *) meta)->id;
-        fail_unless (id >= 0 && id < 64 && !(seen & (G_GUINT64_CONSTANT (1) << id)), "roi id %d repeated", id);
-        seen |= G_GUINT64_CONSTANT (1) << id;
-      }
+    GstBuffer *out;
+    while ((out = gst_harness_try_pull (h))) {
+      fail_unless_equals_int ((int) GST_BUFFER_OFFSET (out), next);
+      score_frame (c, next, out, &s, &iou_sum, last_id);
+      record_frame (rec, next, out);
+      next++;
+      gst_buffer_unref (out);
     }
-    gboolean used[32] = {FALSE};
-    gboolean gt_done[16] = {FALSE};
-    /* greedy matching by IoU */
-    for (;;) {
-      double best = 0.5;
-      int bi = -1, bj = -1;
-      for (int i = 0; i < c->n_sprites; i++) {
-        if (!vis[i] || gt_done[i])
-          continue;
-        double sx, sy;
-        sprite_at (&c->sprites[i], n, &sx, &sy);
-        for (int j = 0; j < nh; j++) {
-          if (used[j])
-            continue;
-          /* ground truth clipped to the frame, as the tracker's boxes are */
-          const double gx0 = MAX (sx, 0), gy0 = MAX (sy, 0);
-          const double gx1 = MIN (sx + c->sprites[i].w, c->width), gy1 = MIN (sy + c->sprites[i].h, c->height);
-          const double v = iou (gx0, gy0, gx1 - gx0, gy1 - gy0, hyps[j].x, hyps[j].y, hyps[j].w, hyps[j].h);
-          if (v >= best) {
-            best = v;
-            bi = i;
-            bj = j;
-          }
-        }
-      }
-      if (bi < 0)
-        break;
-      gt_done[bi] = used[bj] = TRUE;
-      s.matched++;
-      iou_sum += best;
-      if (last_id[bi] >= 0 && last_id[bi] != hyps[bj].id) {
-        s.idsw++;
-        VERBOSE ("frame %d: sprite %d id %d -> %d", n, bi, last_id[bi], hyps[bj].id);
-      }
-      last_id[bi] = hyps[bj].id;
-    }
-    for (int i = 0; i < c->n_sprites; i++) {
-      s.gt += vis[i];
-      if (vis[i] && !gt_done[i]) {
-        s.fn++;
-        VERBOSE ("frame %d: sprite %d missed", n, i);
-      }
-    }
-    for (int j = 0; j < nh; j++)
-      if (!used[j]) {
-        s.fp++;
-        VERBOSE ("frame %d: false box %d,%d %dx%d id %d", n, hyps[j].x, hyps[j].y, hyps[j].w, hyps[j].h, hyps[j].id);
-      }
-    gst_buffer_unref (out);
   }
+  fail_unless_equals_int (next, c->frames);
   gst_harness_teardown (h);
   s.mota = s.gt ? 1.0 - (double) (s.fn + s.fp + s.idsw) / s.gt : 0;
   s.mean_iou = s.matched ? iou_sum / s.matched : 0;
   VERBOSE ("gt %d fn %d fp %d idsw %d: MOTA %.3f, mean IoU %.3f", s.gt, s.fn, s.fp, s.idsw, s.mota, s.mean_iou);
   return s;
+}
+
+static Score run_clip (const Clip *c, const char *props)
+{
+  return run_clip_recorded (c, props, NULL);
 }
 
 /* Two sprites crossing over a textured background, one passing in front of
@@ -334,6 +396,139 @@ GST_START_TEST (test_synthetic_occlusion)
 GST_END_TEST;
 
 
+/* max-in-flight 1, 2 and 8: every frame out once, in order (run_clip
+ * checks), with the same objects (ids, boxes) on every frame; frames held
+ * back while in flight (with 8, none comes out before the 8th is in). */
+GST_START_TEST (test_in_flight_same_results)
+{
+  Record ref = {g_array_new (FALSE, FALSE, sizeof (gint))};
+  run_clip_recorded (&crossing, "max-in-flight=1", &ref);
+  fail_unless (ref.rows->len > RECORD_FIELDS * (guint) crossing.frames, "%u objects", ref.rows->len / RECORD_FIELDS);
+  const guint depths[] = {2, 8};
+  for (guint k = 0; k < G_N_ELEMENTS (depths); k++) {
+    gchar *props = g_strdup_printf ("max-in-flight=%u", depths[k]);
+    Record r = {g_array_new (FALSE, FALSE, sizeof (gint))};
+    run_clip_recorded (&crossing, props, &r);
+    g_free (props);
+    fail_unless_equals_int (r.rows->len, ref.rows->len);
+    fail_unless (memcmp (r.rows->data, ref.rows->data, ref.rows->len * sizeof (gint)) == 0,
+        "max-in-flight=%u: objects differ from max-in-flight=1", depths[k]);
+    g_array_unref (r.rows);
+  }
+  g_array_unref (ref.rows);
+
+  /* held back: with 8 in flight, a frame leaves once 8 are held or its
+   * result is back; after EOS all are out */
+  GstHarness *h = gst_harness_new_parse ("gputrack max-in-flight=8");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBx,width=320,height=240,framerate=30/1");
+  int out = 0;
+  for (int n = 0; n < 20; n++) {
+    fail_unless_equals_int (gst_harness_push (h, clip_frame (&crossing, n)), GST_FLOW_OK);
+    GstBuffer *b;
+    while ((b = gst_harness_try_pull (h))) {
+      fail_unless_equals_int ((int) GST_BUFFER_OFFSET (b), out++);
+      gst_buffer_unref (b);
+    }
+    fail_unless (n + 1 - out <= 8, "%d frames held with max-in-flight=8", n + 1 - out);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_int ((int) GST_BUFFER_OFFSET (b), out++);
+    gst_buffer_unref (b);
+  }
+  fail_unless_equals_int (out, 20);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* EOS drains: with max-in-flight above the frame count nothing needs to
+ * leave before EOS, and everything leaves at it, before the EOS event. */
+GST_START_TEST (test_eos_drain)
+{
+  GstHarness *h = gst_harness_new_parse ("gputrack max-in-flight=16");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBx,width=320,height=240,framerate=30/1");
+  for (int n = 0; n < 10; n++)
+    fail_unless_equals_int (gst_harness_push (h, clip_frame (&crossing, n)), GST_FLOW_OK);
+  /* drop what was ready early, in order */
+  int out = 0;
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_int ((int) GST_BUFFER_OFFSET (b), out++);
+    gst_buffer_unref (b);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while (out < 10) {
+    b = gst_harness_pull (h);
+    fail_unless (b != NULL);
+    fail_unless_equals_int ((int) GST_BUFFER_OFFSET (b), out++);
+    /* tracked: frame 0's detections carry ids, and so do later frames' boxes */
+    Hyp hy[8];
+    fail_unless (read_hyps (b, hy, 8) >= 3, "frame %d: no tracked objects", out - 1);
+    gst_buffer_unref (b);
+  }
+  gboolean eos = FALSE;
+  GstEvent *ev;
+  while ((ev = gst_harness_try_pull_event (h))) {
+    eos |= GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+  }
+  fail_unless (eos);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* A flush with frames in flight: they are dropped, none comes out, the
+ * tracks are forgotten (new ids after it), and the element goes on. */
+GST_START_TEST (test_flush_in_flight)
+{
+  GstHarness *h = gst_harness_new_parse ("gputrack max-in-flight=8");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBx,width=320,height=240,framerate=30/1");
+  /* frames go in until some are held (a frame leaves as soon as its search
+   * is back, which a fast device may do before the next frame comes) */
+  int pushed = 0, before = 0;
+  GstBuffer *b;
+  gint max_id = -1;
+  while (pushed < crossing.frames && before == pushed) {
+    fail_unless_equals_int (gst_harness_push (h, clip_frame (&crossing, pushed)), GST_FLOW_OK);
+    pushed++;
+    while ((b = gst_harness_try_pull (h))) {
+      Hyp hy[8];
+      const int nh = read_hyps (b, hy, 8);
+      for (int i = 0; i < nh; i++)
+        max_id = MAX (max_id, hy[i].id);
+      before++;
+      gst_buffer_unref (b);
+    }
+  }
+  fail_unless (before < pushed, "nothing was in flight after %d frames", pushed);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  fail_unless (gst_harness_try_pull (h) == NULL, "a frame in flight came out after the flush");
+  /* after the flush: 5 frames from the next detection frame on, out in order */
+  const int resume = (pushed / 5 + 1) * 5; /* (fail_unless_equals_int declares `first`) */
+  for (int n = resume; n < resume + 5; n++)
+    fail_unless_equals_int (gst_harness_push (h, clip_frame (&crossing, n)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  int out = resume;
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_int ((int) GST_BUFFER_OFFSET (b), out++);
+    Hyp hy[8];
+    const int nh = read_hyps (b, hy, 8);
+    fail_unless (nh >= 1, "frame %d: nothing tracked after the flush", out - 1);
+    for (int i = 0; i < nh; i++)
+      fail_unless (hy[i].id > max_id, "id %d from before the flush (ids up to %d then)", hy[i].id, max_id);
+    gst_buffer_unref (b);
+  }
+  fail_unless_equals_int (out, resume + 5);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* A static textured sprite detected on frame 0 only, in every input format:
  * one id on every frame, the box where the sprite is, the metadata contract
  * on detected and on tracked frames. */
@@ -344,7 +539,7 @@ GST_START_TEST (test_formats_and_metadata)
   static const Sprite one[] = {{48, 40, 100, 60, 2.0, 1.0, 0, 5}};
   const Clip c = {256, 192, 8, 1000, 3, one, 1};
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
-    GstHarness *h = gst_harness_new_parse ("gputrack message-mode=every-frame");
+    GstHarness *h = gst_harness_new_parse ("gputrack message-mode=every-frame max-in-flight=1");
     gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1",
         gst_video_format_to_string (formats[f]), c.width, c.height);
     gst_harness_set_src_caps_str (h, caps);
@@ -533,6 +728,236 @@ GST_START_TEST (test_shared_context)
 }
 GST_END_TEST;
 
+/* ------------------------------------------------------------------------ */
+/* one upload for gpudetect ! gputrack                                       */
+
+typedef struct {
+  int width, height;
+  guint8 *pixels;
+} Gray;
+
+static void load_pgm (const char *path, Gray *g)
+{
+  FILE *f = fopen (path, "rb");
+  fail_unless (f != NULL, "%s", path);
+  int maxval = 0;
+  fail_unless (fscanf (f, "P5 %d %d %d", &g->width, &g->height, &maxval) == 3 && maxval == 255);
+  fgetc (f);
+  g->pixels = g_malloc ((gsize) g->width * g->height);
+  fail_unless (fread (g->pixels, 1, (size_t) g->width * g->height, f) == (size_t) g->width * g->height);
+  fclose (f);
+}
+
+/* Frame n of a clip of the test image's face moving right and down, in
+ * colour (a tint that varies over the frame, so that the chroma matters), as
+ * `format`. */
+static GstBuffer *face_frame (const Gray *g, GstVideoFormat format, int n)
+{
+  GstVideoInfo rgb, info;
+  gst_video_info_set_format (&rgb, GST_VIDEO_FORMAT_RGBx, g->width, g->height);
+  gst_video_info_set_format (&info, format, g->width, g->height);
+  GstBuffer *src = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&rgb), NULL);
+  GstMapInfo m;
+  gst_buffer_map (src, &m, GST_MAP_WRITE);
+  for (int y = 0; y < g->height; y++)
+    for (int x = 0; x < g->width; x++) {
+      const int sx = CLAMP (x - 2 * n, 0, g->width - 1), sy = CLAMP (y - n, 0, g->height - 1);
+      const int v = g->pixels[sy * g->width + sx];
+      guint8 *p = m.data + y * GST_VIDEO_INFO_PLANE_STRIDE (&rgb, 0) + 4 * x;
+      p[0] = (guint8) CLAMP (v + (sx % 64) - 32, 0, 255);
+      p[1] = (guint8) v;
+      p[2] = (guint8) CLAMP (v + (sy % 48) - 24, 0, 255);
+      p[3] = 255;
+    }
+  gst_buffer_unmap (src, &m);
+  GstBuffer *in = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  GstVideoFrame a, b;
+  fail_unless (gst_video_frame_map (&a, &rgb, src, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&b, &info, in, GST_MAP_WRITE));
+  GstVideoConverter *conv = gst_video_converter_new (&rgb, &info, NULL);
+  gst_video_converter_frame (conv, &a, &b);
+  gst_video_converter_free (conv);
+  gst_video_frame_unmap (&a);
+  gst_video_frame_unmap (&b);
+  gst_buffer_unref (src);
+  GST_BUFFER_PTS (in) = n * GST_SECOND / 30;
+  GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+  GST_BUFFER_OFFSET (in) = n;
+  return in;
+}
+
+/* Pushes `frames` frames and EOS into `h`; every output buffer in order. */
+static GPtrArray *push_all (GstHarness *h, const Gray *g, GstVideoFormat format, int frames)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
+  for (int n = 0; n < frames; n++)
+    fail_unless_equals_int (gst_harness_push (h, face_frame (g, format, n)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_int ((int) GST_BUFFER_OFFSET (b), (int) out->len);
+    g_ptr_array_add (out, b);
+  }
+  fail_unless_equals_int (out->len, frames);
+  return out;
+}
+
+static guint64 get_count (GstHarness *h, const char *prop)
+{
+  GstElement *t = gst_harness_find_element (h, "gputrack");
+  guint64 v = 0;
+  g_object_get (t, prop, &v, NULL);
+  gst_object_unref (t);
+  return v;
+}
+
+static gboolean drop_frame_meta (GstBuffer *buf, GstMeta **meta, gpointer user_data)
+{
+  if (g_str_equal (g_type_name ((*meta)->info->api), "GstGpuDetectFrameMetaAPI"))
+    *meta = NULL;
+  return TRUE;
+}
+
+#define DETECT_PROPS "model=lbp-frontalface-improved min-size-width=24 min-size-height=24"
+
+/* gpudetect ! gputrack on one device: gputrack takes the frames gpudetect
+ * uploaded (in colour: the chroma of NV12 and I420 too) instead of uploading
+ * them, and tracks exactly as when it uploads them itself (gpudetect's
+ * output, its frames' meta removed, through a gputrack of its own): the same
+ * ids, boxes and search confidences on every frame. */
+GST_START_TEST (test_one_upload_with_gpudetect)
+{
+  Gray g;
+  load_pgm (GPUDETECT_TEST_DATA "/grace_hopper_256x300.pgm", &g);
+  const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_BGRx,
+      GST_VIDEO_FORMAT_GRAY8};
+  const int frames = 12;
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (guint interval = 1; interval <= 2; interval++) {
+      const gchar *fmt = gst_video_format_to_string (formats[f]);
+      gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", fmt, g.width,
+          g.height);
+      /* gpudetect ! gputrack */
+      gchar *desc = g_strdup_printf ("gpudetect " DETECT_PROPS " inference-interval=%u ! gputrack", interval);
+      GstHarness *h = gst_harness_new_parse (desc);
+      g_free (desc);
+      gst_harness_set_src_caps_str (h, caps);
+      GPtrArray *both = push_all (h, &g, formats[f], frames);
+      const guint64 uploaded = get_count (h, "frames-uploaded"), shared = get_count (h, "frames-shared");
+      gst_harness_teardown (h);
+
+      /* gpudetect, then gputrack uploading every frame itself */
+      desc = g_strdup_printf ("gpudetect " DETECT_PROPS " inference-interval=%u", interval);
+      h = gst_harness_new_parse (desc);
+      g_free (desc);
+      gst_harness_set_src_caps_str (h, caps);
+      GPtrArray *detected = push_all (h, &g, formats[f], frames);
+      gst_harness_teardown (h);
+      GstHarness *t = gst_harness_new ("gputrack");
+      gst_harness_set_src_caps_str (t, caps);
+      Record ref = {g_array_new (FALSE, FALSE, sizeof (gint))}, got = {g_array_new (FALSE, FALSE, sizeof (gint))};
+      int carried = 0;
+      for (int n = 0; n < frames; n++) {
+        GstBuffer *in = gst_buffer_copy (g_ptr_array_index (detected, n));
+        carried += gst_buffer_get_n_meta (in, g_type_from_name ("GstGpuDetectFrameMetaAPI")) > 0;
+        gst_buffer_foreach_meta (in, drop_frame_meta, NULL);
+        fail_unless_equals_int (gst_harness_push (t, in), GST_FLOW_OK);
+      }
+      fail_unless_equals_int (carried, 0); /* nothing downstream read them: no meta */
+      fail_unless (gst_harness_push_event (t, gst_event_new_eos ()));
+      for (int n = 0; n < frames; n++) {
+        GstBuffer *b = gst_harness_pull (t);
+        fail_unless (b != NULL);
+        record_frame (&ref, n, b);
+        gst_buffer_unref (b);
+      }
+      const guint64 ref_uploaded = get_count (t, "frames-uploaded"), ref_shared = get_count (t, "frames-shared");
+      gst_harness_teardown (t);
+      for (int n = 0; n < frames; n++) {
+        GstBuffer *b = g_ptr_array_index (both, n);
+        fail_unless (gst_buffer_get_n_meta (b, g_type_from_name ("GstGpuDetectFrameMetaAPI")) == 0,
+            "gputrack passed the frame's meta on");
+        record_frame (&got, n, b);
+      }
+      printf ("%s, inference-interval=%u: gputrack uploaded %" G_GUINT64_FORMAT " frames and took %" G_GUINT64_FORMAT
+          " from gpudetect (alone: uploaded %" G_GUINT64_FORMAT "); %u tracked objects\n", fmt, interval, uploaded,
+          shared, ref_uploaded, got.rows->len / RECORD_FIELDS);
+      /* the face is tracked on every frame */
+      fail_unless (ref.rows->len >= RECORD_FIELDS * (guint) frames, "%s: %u objects", fmt, ref.rows->len / RECORD_FIELDS);
+      fail_unless_equals_int (got.rows->len, ref.rows->len);
+      fail_unless (memcmp (got.rows->data, ref.rows->data, ref.rows->len * sizeof (gint)) == 0,
+          "%s, inference-interval=%u: objects differ from gputrack's own upload", fmt, interval);
+      /* every frame on the device once: detected frames from gpudetect, the others uploaded */
+      fail_unless_equals_int (ref_shared, 0);
+      fail_unless_equals_int (ref_uploaded, frames);
+      fail_unless_equals_int (shared, (frames + interval - 1) / interval);
+      fail_unless_equals_int (uploaded, frames - shared);
+      g_array_unref (ref.rows);
+      g_array_unref (got.rows);
+      g_ptr_array_unref (both);
+      g_ptr_array_unref (detected);
+      g_free (caps);
+    }
+  g_free (g.pixels);
+}
+GST_END_TEST;
+
+
+/* The element answers upstream's allocation query with a pool in
+ * page-locked memory (upload-pool, default on); frames from it are tracked
+ * as frames in ordinary memory are. */
+GST_START_TEST (test_upload_pool)
+{
+  const gboolean settings[] = {TRUE, FALSE};
+  Record rec[2] = {{g_array_new (FALSE, FALSE, sizeof (gint))}, {g_array_new (FALSE, FALSE, sizeof (gint))}};
+  const int frames = 12;
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++) {
+    gchar *desc = g_strdup_printf ("gputrack upload-pool=%s", settings[i] ? "true" : "false");
+    GstHarness *h = gst_harness_new_parse (desc);
+    g_free (desc);
+    gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBx,width=320,height=240,framerate=30/1");
+    int out = 0;
+    for (int n = 0; n <= frames; n++) {
+      if (n < frames) {
+        GstBuffer *src = clip_frame (&crossing, n);
+        GstBuffer *in = gst_harness_create_buffer (h, gst_buffer_get_size (src));
+        fail_unless (in != NULL);
+        const gboolean ours = gst_memory_is_type (gst_buffer_peek_memory (in, 0), "GpuDetectHostMemory");
+        fail_unless (ours == settings[i], "page-locked memory %d with upload-pool=%d", ours, settings[i]);
+        GstAllocator *allocator = NULL; /* negotiated by the first buffer */
+        gst_harness_get_allocator (h, &allocator, NULL);
+        if (settings[i])
+          fail_unless (allocator != NULL && g_strcmp0 (allocator->mem_type, "GpuDetectHostMemory") == 0);
+        GstMapInfo m;
+        fail_unless (gst_buffer_map (src, &m, GST_MAP_READ));
+        gst_buffer_fill (in, 0, m.data, m.size);
+        gst_buffer_unmap (src, &m);
+        fail_unless (gst_buffer_copy_into (in, src, GST_BUFFER_COPY_METADATA, 0, -1));
+        gst_buffer_unref (src);
+        fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+      } else {
+        fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+      }
+      GstBuffer *b;
+      while ((b = gst_harness_try_pull (h))) {
+        record_frame (&rec[i], out++, b);
+        gst_buffer_unref (b);
+      }
+    }
+    fail_unless_equals_int (out, frames);
+    fail_unless_equals_int (get_count (h, "frames-uploaded"), frames);
+    gst_harness_teardown (h);
+  }
+  fail_unless (rec[0].rows->len >= RECORD_FIELDS * 2u * frames, "%u objects", rec[0].rows->len / RECORD_FIELDS);
+  fail_unless_equals_int (rec[0].rows->len, rec[1].rows->len);
+  fail_unless (memcmp (rec[0].rows->data, rec[1].rows->data, rec[0].rows->len * sizeof (gint)) == 0,
+      "objects differ between page-locked and ordinary memory");
+  g_array_unref (rec[0].rows);
+  g_array_unref (rec[1].rows);
+}
+GST_END_TEST;
+
+
 static Suite *gputrack_suite (void)
 {
   Suite *s = suite_create ("gputrack");
@@ -541,10 +966,15 @@ static Suite *gputrack_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_synthetic_crossing);
   tcase_add_test (tc, test_synthetic_occlusion);
+  tcase_add_test (tc, test_in_flight_same_results);
+  tcase_add_test (tc, test_eos_drain);
+  tcase_add_test (tc, test_flush_in_flight);
   tcase_add_test (tc, test_formats_and_metadata);
   tcase_add_test (tc, test_zero_term);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_shared_context);
+  tcase_add_test (tc, test_one_upload_with_gpudetect);
+  tcase_add_test (tc, test_upload_pool);
   return s;
 }
 
