@@ -2,7 +2,7 @@
 # gputrack's template search on one device: the two standard cases, 110 frames
 # each (medians of the last 100), and the plain C++ loop on every CPU core.
 #   tools/run-track-benchmarks.sh OUTDIR TAG [--device SEL] [more gpudetect-bench-track options]
-# writes OUTDIR/bench-track-TAG.txt (docs/tracking.md holds the tables).  To
+# writes OUTDIR/bench-track-TAG.txt (docs/tracking.md holds the tables; BUILD: the build dir).  To
 # compare the search's schedules and the upload from page-locked memory:
 #   tools/run-track-benchmarks.sh docs/results h100-variants --variants 1x1,2x1,4x1,8x1,1x0,4x0,8x0
 #   tools/run-track-benchmarks.sh docs/results h100-pinned --pinned --variants 1x1,4x0
@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: $0 OUTDIR TAG [options]}
 tag=${2:?usage: $0 OUTDIR TAG [options]}
 shift 2
-bench="$root/build/tools/gpudetect-bench-track"
+bench="${BUILD:-$root/build}/tools/gpudetect-bench-track"
 mkdir -p "$out"
 {
   # 1000 templates of 16x16 in 143x143 search areas (128 x 128 offsets each) of a 1080p frame
