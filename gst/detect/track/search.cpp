@@ -236,7 +236,7 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
     *error = "offsets per work-item must be 0 (the device's default) to 8 and parts 0 (automatic) or more";
     return nullptr;
   }
-  m.kx = config.offsets_per_item > 0 ? config.offsets_per_item : gpu ? 1 : 8;
+  m.kx = config.offsets_per_item > 0 ? config.offsets_per_item : gpu ? 4 : 8;
   if (config.upload_queue > 0 || (config.upload_queue < 0 && gpu)) {
     cl_int st = CL_SUCCESS;
     m.upload_queue.reset (clCreateCommandQueue (m.dev.context.get (), m.dev.info.id,

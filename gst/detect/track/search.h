@@ -107,8 +107,8 @@ public:
     // --variants compares them on a device; docs/tracking.md has the
     // figures).  offsets_per_item: neighbouring offsets of a row each
     // work-item computes at once, reusing template and area pixels from
-    // registers (1..8; 0: 8 on CPU devices, measured on PoCL, 1 on GPUs,
-    // as measured on the H100 before the variants existed).  parts:
+    // registers (1..8; 0: 8 on CPU devices, measured on PoCL, 4 on GPUs,
+    // the fastest on the H100 in both standard cases).  parts:
     // work-groups sharing each template's offset rows, their distances
     // reduced by a second launch (1: one work-group searches and reduces,
     // the default; 0: automatic, on GPUs as many as give the device 2
