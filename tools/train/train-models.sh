@@ -3,7 +3,8 @@
 #   tools/train/train-models.sh [DATA_DIR] [OUT_DIR]
 # fetches and labels the data (tools/train/fetch-data.sh, into DATA_DIR, default
 # ~/.cache/gpudetect/traindata), trains the WaldBoost face models at both
-# operating points into OUT_DIR (default models/), then measures them on the
+# operating points and the random-forest face model (tools/train/train-forest.sh)
+# into OUT_DIR (default models/), then measures them on the
 # held-out images beside OpenCV's LBP cascade (gpudetect-eval-faces, on the
 # first OpenCL device).  Run pipelines/setup.sh first.  Times on 2 cores are in
 # tools/train/README.md.
@@ -26,5 +27,8 @@ common=(--data "$data" --window 24 --max-block 8 --positives-per-face 12 --negat
   tee "$data/waldboost-frontalface.train.log"
 "$train" "${common[@]}" --stages 1024 --alpha 0.2 --name frontalface-fast --divisors 8,4,4 --sync-first 2 \
   --sync-step 4 --out "$out/waldboost-frontalface-fast.xml" | tee "$data/waldboost-frontalface-fast.train.log"
+bash "$root/tools/train/train-forest.sh" "$data" "$out/forest-frontalface.forest" |
+  tee "$data/forest-frontalface.train.log"
 "$build/tools/train/gpudetect-eval-faces" --data "$data" --model "$out/waldboost-frontalface.xml" \
-  --model "$out/waldboost-frontalface-fast.xml" --opencv lbp-frontalface-improved
+  --model "$out/waldboost-frontalface-fast.xml" --model "$out/forest-frontalface.forest" \
+  --opencv lbp-frontalface-improved
