@@ -8,6 +8,7 @@
 //   test-train-waldboost TRAINER
 #include "check.h"
 #include "dataset.h"
+#include "synthetic_faces.h"
 #include "detector.h"
 #include "families/waldboost/model.h"
 
@@ -23,113 +24,8 @@
 
 using namespace gpudetect;
 using namespace gpudetect::train;
+using namespace gpudetect::train::synthetic;
 
-namespace {
-
-// Smooth random texture: a few random gradients and blobs.
-Image background (int w, int h, std::mt19937_64 &rng) {
-  std::uniform_real_distribution<double> u (0, 1);
-  Image img;
-  img.width = w;
-  img.height = h;
-  img.px.resize (static_cast<size_t> (w) * h);
-  const double gx = u (rng) * 2 - 1, gy = u (rng) * 2 - 1, base = 60 + 100 * u (rng);
-  struct Blob {
-    double x, y, r, a;
-  };
-  std::vector<Blob> blobs;
-  for (int i = 0; i < 12; i++)
-    blobs.push_back ({u (rng) * w, u (rng) * h, 4 + u (rng) * 30, (u (rng) * 2 - 1) * 60});
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      double v = base + gx * x * 0.3 + gy * y * 0.3 + (u (rng) - 0.5) * 16;
-      for (const Blob &b : blobs) {
-        const double d2 = ((x - b.x) * (x - b.x) + (y - b.y) * (y - b.y)) / (b.r * b.r);
-        v += b.a * std::exp (-d2);
-      }
-      img.px[static_cast<size_t> (y) * w + x] = static_cast<uint8_t> (std::clamp (v, 0.0, 255.0));
-    }
-  return img;
-}
-
-// Draws the pattern in the square (x, y, s).
-void draw_face (Image *img, double x, double y, double s, double light) {
-  for (int py = static_cast<int> (y); py < static_cast<int> (y + s); py++)
-    for (int px = static_cast<int> (x); px < static_cast<int> (x + s); px++) {
-      if (px < 0 || py < 0 || px >= img->width || py >= img->height)
-        continue;
-      const double u = (px + 0.5 - x) / s - 0.5, v = (py + 0.5 - y) / s - 0.5; // [-0.5, 0.5]
-      if (u * u / 0.16 + v * v / 0.22 > 1)
-        continue;
-      double val = light;
-      const double ex = std::fabs (u) - 0.17, ey = v + 0.1;
-      if (ex * ex + ey * ey < 0.07 * 0.07)
-        val = light * 0.25;
-      if (std::fabs (u) < 0.16 && std::fabs (v - 0.22) < 0.04)
-        val = light * 0.35;
-      if (std::fabs (u) < 0.04 && v > -0.05 && v < 0.12)
-        val = light * 0.8;
-      img->px[static_cast<size_t> (py) * img->width + px] = static_cast<uint8_t> (std::clamp (val, 0.0, 255.0));
-    }
-}
-
-struct Scene {
-  Image img;
-  std::vector<Box> faces;
-};
-
-Scene scene (std::mt19937_64 &rng, int n_faces) {
-  std::uniform_real_distribution<double> u (0, 1);
-  Scene s{background (200, 160, rng), {}};
-  for (int i = 0; i < n_faces; i++) {
-    for (int tries = 0; tries < 50; tries++) {
-      const double side = 26 + u (rng) * 50, x = u (rng) * (200 - side), y = u (rng) * (160 - side);
-      bool free = true;
-      for (const Box &b : s.faces)
-        free = free && (x + side < b.x || b.x + b.w < x || y + side < b.y || b.y + b.h < y);
-      if (!free)
-        continue;
-      draw_face (&s.img, x, y, side, 170 + u (rng) * 80);
-      s.faces.push_back ({x, y, side, side});
-      break;
-    }
-  }
-  return s;
-}
-
-std::string write_data (const std::string &dir, uint64_t seed) {
-  std::mt19937_64 rng (seed);
-  if (std::system (("mkdir -p '" + dir + "/images'").c_str ()) != 0)
-    return "mkdir";
-  std::ofstream faces (dir + "/faces-train.txt"), negs (dir + "/negatives-train.txt");
-  for (int i = 0; i < 40; i++) {
-    Scene s = scene (rng, 2);
-    const std::string name = "images/f" + std::to_string (i) + ".pgm";
-    if (std::string e = write_pgm (dir + "/" + name, s.img); !e.empty ())
-      return e;
-    faces << name << "\t";
-    for (size_t k = 0; k < s.faces.size (); k++)
-      faces << (k ? " " : "") << s.faces[k].x << "," << s.faces[k].y << "," << s.faces[k].w << ","
-            << s.faces[k].h;
-    faces << "\t\n";
-  }
-  for (int i = 0; i < 20; i++) {
-    const std::string name = "images/n" + std::to_string (i) + ".pgm";
-    if (std::string e = write_pgm (dir + "/" + name, background (320, 240, rng)); !e.empty ())
-      return e;
-    negs << name << "\n";
-  }
-  return {};
-}
-
-std::string slurp (const std::string &path) {
-  std::ifstream f (path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf ();
-  return s.str ();
-}
-
-} // namespace
 
 int main (int argc, char **argv) {
   if (argc != 2) {
