@@ -15,6 +15,8 @@ packages=(
   pocl-opencl-icd clinfo opencv-data
   # tests and tools: OpenCV as the parity oracle, sample images, gst-check
   libopencv-dev libopencv-contrib-dev opencv-doc python3-skimage python-matplotlib-data check
+  # dlib: the oracle of the linear HOG filter tests, the converter of its face detector
+  libdlib-dev
 )
 missing=()
 for p in "${packages[@]}"; do
