@@ -229,3 +229,61 @@ hog_features (__global const int16 *levels, int nlevels, int nitems, __global co
   out[(size_t) 29 * plane] = t.z;
   out[(size_t) 30 * plane] = t.w;
 }
+
+/* --- linear filters, direct correlation --- */
+
+/* One work-item per window position of every level: every filter's
+ * correlation with the features under it (dimension by dimension, row by
+ * row), a candidate where it reaches the filter's threshold.  The window
+ * index counts positions x filters (position * HOG_NF + filter).
+ * HOG_COMPACT: work-groups of WGF lanes append each filter's candidates in
+ * lane order through the shared compaction (compact.cl's wg_rank, one atomic
+ * per work-group and filter); else one atomic per candidate. */
+#ifdef HOG_COMPACT
+__kernel __attribute__ ((reqd_work_group_size (WGF, 1, 1))) void
+#else
+__kernel void
+#endif
+hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global const float *feats, int plane,
+             __global const float *coef, __global const float *thresholds, __global uint *cand, uint capacity)
+{
+  const int gid = get_global_id (0);
+  const int live = gid < nwindows;
+  const int l = live ? hog_level_of (levels, nlevels, gid, 14) : 0;
+  const int16 d = levels[l];
+  const int px = max (d.sf / HOG_NF, 1); /* positions across */
+  const int i = gid - d.se, wy = i / px, wx = i - wy * px;
+  __global const float *base = feats + d.sb + (live ? wy * d.sa + wx : 0);
+#ifdef HOG_COMPACT
+  __local int scratch[WGF];
+  __local uint sbase;
+  const int lid = get_local_id (0);
+#endif
+  for (int f = 0; f < HOG_NF; f++) {
+    float s = 0.0f;
+    if (live) {
+      __global const float *k = coef + (size_t) f * HOG_DIMS * HOG_FH * HOG_FW;
+      for (int dim = 0; dim < HOG_DIMS; dim++) {
+        __global const float *q = base + (size_t) dim * plane;
+        for (int m = 0; m < HOG_FH; m++)
+          for (int n = 0; n < HOG_FW; n++)
+            s += *k++ * q[m * d.sa + n];
+      }
+    }
+    const int keep = live && s >= thresholds[f];
+    const uint win = (uint) (d.se * HOG_NF + i * HOG_NF + f);
+#ifdef HOG_COMPACT
+    int total;
+    const int rank = wg_rank (keep, lid, scratch, &total);
+    if (lid == 0)
+      sbase = total ? atomic_add (&cand[0], (uint) total) : 0u;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (keep)
+      candidate_put (cand, sbase + (uint) rank, capacity, win, s);
+    barrier (CLK_LOCAL_MEM_FENCE);
+#else
+    if (keep)
+      candidate_emit (cand, capacity, win, s);
+#endif
+  }
+}
