@@ -130,12 +130,32 @@ inline int hog_orientation (__global const uchar *p, int w, int y, int x, float 
   return o;
 }
 
+/* One work-item per pixel of every level: its gradient's orientation and
+ * length, where dlib computes them (inside the visible rows and columns),
+ * for hog_cells, whose every pixel votes into 4 cells. */
+__kernel void
+hog_gradients (__global const uchar *pix, __global const int16 *levels, int nlevels, int npixels,
+               __global float *grad_len, __global uchar *grad_o)
+{
+  const int gid = get_global_id (0);
+  if (gid >= npixels)
+    return;
+  const int l = hog_level_of (levels, nlevels, gid, 2);
+  const int16 d = levels[l];
+  const int i = gid - d.s2, y = i / d.s0, x = i - y * d.s0;
+  if (y < 1 || x < 1 || y >= d.s6 || x >= d.s7)
+    return;
+  float v;
+  grad_o[gid] = (uchar) hog_orientation (pix + d.s2, d.s0, y, x, &v);
+  grad_len[gid] = v;
+}
+
 /* One work-item per cell of every level: its 18-bin histogram, each pixel's
  * bilinear vote added in dlib's order (the pixels in raster order), and its
  * energy (the sum over 9 orientations of the squared sum of both signs). */
 __kernel void
-hog_cells (__global const uchar *pix, __global const int16 *levels, int nlevels, int ncells,
-           __global float *cells)
+hog_cells (__global const float *grad_len, __global const uchar *grad_o, __global const int16 *levels, int nlevels,
+           int ncells, __global float *cells)
 {
   const int gid = get_global_id (0);
   if (gid >= ncells)
@@ -143,7 +163,8 @@ hog_cells (__global const uchar *pix, __global const int16 *levels, int nlevels,
   const int l = hog_level_of (levels, nlevels, gid, 12);
   const int16 d = levels[l];
   const int i = gid - d.sc, cy = i / d.s4, cx = i - cy * d.s4;
-  __global const uchar *p = pix + d.s2;
+  __global const float *gl = grad_len + d.s2;
+  __global const uchar *go = grad_o + d.s2;
   const int w = d.s0, vnr = d.s6, vnc = d.s7, simd_end = d.s8;
   float h[18];
   for (int k = 0; k < 18; k++)
@@ -160,8 +181,8 @@ hog_cells (__global const uchar *pix, __global const int16 *levels, int nlevels,
       const int ixp = (int) floor (xp);
       const float vx0 = xp - (float) ixp, vx1 = 1.0f - vx0;
       const float vx = ixp == cx ? vx1 : vx0;
-      float v;
-      const int o = hog_orientation (p, w, y, x, &v);
+      const float v = gl[y * w + x];
+      const int o = go[y * w + x];
       /* the 8-lane loop: vy * (vx * v); the scalar tail: (vy * vx) * v */
       h[o] += x < simd_end ? vy * (vx * v) : (vy * vx) * v;
     }
@@ -234,7 +255,9 @@ hog_features (__global const int16 *levels, int nlevels, int nitems, __global co
 
 /* One work-item per window position of every level: every filter's
  * correlation with the features under it (dimension by dimension, row by
- * row), a candidate where it reaches the filter's threshold.  The window
+ * row; each feature read once for all filters: coef holds the filters'
+ * coefficients interleaved, HOG_NF for each feature offset), a candidate
+ * where it reaches the filter's threshold.  The window
  * index counts positions x filters (position * HOG_NF + filter).
  * HOG_COMPACT: work-groups of WGF lanes append each filter's candidates in
  * lane order through the shared compaction (compact.cl's wg_rank, one atomic
@@ -259,17 +282,24 @@ hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global c
   __local uint sbase;
   const int lid = get_local_id (0);
 #endif
-  for (int f = 0; f < HOG_NF; f++) {
-    float s = 0.0f;
-    if (live) {
-      __global const float *k = coef + (size_t) f * HOG_DIMS * HOG_FH * HOG_FW;
-      for (int dim = 0; dim < HOG_DIMS; dim++) {
-        __global const float *q = base + (size_t) dim * plane;
-        for (int m = 0; m < HOG_FH; m++)
-          for (int n = 0; n < HOG_FW; n++)
-            s += *k++ * q[m * d.sa + n];
-      }
+  float acc[HOG_NF];
+  for (int f = 0; f < HOG_NF; f++)
+    acc[f] = 0.0f;
+  if (live) {
+    __global const float *k = coef;
+    for (int dim = 0; dim < HOG_DIMS; dim++) {
+      __global const float *q = base + (size_t) dim * plane;
+      for (int m = 0; m < HOG_FH; m++)
+        for (int n = 0; n < HOG_FW; n++) {
+          const float x = q[m * d.sa + n];
+          for (int f = 0; f < HOG_NF; f++)
+            acc[f] += k[f] * x;
+          k += HOG_NF;
+        }
     }
+  }
+  for (int f = 0; f < HOG_NF; f++) {
+    const float s = acc[f];
     const int keep = live && s >= thresholds[f];
     const uint win = (uint) (d.se * HOG_NF + i * HOG_NF + f);
 #ifdef HOG_COMPACT

@@ -60,7 +60,7 @@ public:
     // the candidates through the shared compaction where a work-group holds
     // WGF (256) lanes; warp votes on NVIDIA GPUs (kernels/warp.cl), retried
     // without where the driver refuses the inline PTX
-    compact_ = env.dev.info.max_work_group >= static_cast<size_t> (kWg);
+    compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
     if (compact_) {
       out->options += " -D HOG_COMPACT";
       if (env.dev.info.platform_name.find ("NVIDIA") != std::string::npos) {
@@ -76,9 +76,12 @@ public:
       return e;
     if (cl::Error e = cl::create_kernel (program, "hog_filters", &filters_))
       return e;
-    std::vector<float> coef;
-    for (const HogFilterModel::Filter &f : model_.filters)
-      coef.insert (coef.end (), f.coef.begin (), f.coef.end ());
+    // interleaved: the filters' coefficients of each feature offset together
+    const size_t nf = model_.filters.size (), per = model_.filters.empty () ? 0 : model_.filters[0].coef.size ();
+    std::vector<float> coef (nf * per);
+    for (size_t f = 0; f < nf; f++)
+      for (size_t i = 0; i < per; i++)
+        coef[i * nf + f] = model_.filters[f].coef[i];
     if (cl::Error e = cl::upload_vector (env.dev, &coef_, coef))
       return e;
     return cl::make_buffer (env.dev, &thresholds_, model_.filters.size () * sizeof (float));

@@ -310,6 +310,7 @@ std::string FhogDevice::options (const cl::Device &dev, const FhogParams &p, int
 
 cl::Error FhogDevice::setup (const cl::Program &program) {
   for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&luma_, "hog_luma"},
+                                {&gradients_, "hog_gradients"},
                                 {&cells_, "hog_cells"},
                                 {&features_, "hog_features"}})
     if (cl::Error e = cl::create_kernel (program, name, k))
@@ -347,6 +348,11 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
     return e;
   if (cl::Error e = cl::make_buffer (dev, &cells_buf_, std::max<size_t> (plan.cells, 1) * kFhogCellFloats * 4))
     return e;
+  if (cl::Error e = cl::make_buffer (dev, &grad_len_, std::max<size_t> (plan.pixels, 1) * 4))
+    return e;
+  if (cl::Error e = cl::make_buffer (dev, &grad_o_, std::max<size_t> (plan.pixels, 1)))
+    return e;
+  npixels_ = static_cast<int> (plan.pixels);
   if (cl::Error e = cl::make_buffer (dev, &feats_, std::max<size_t> (plan.feat_plane, 1) * kFhogDims * 4))
     return e;
   down_.clear ();
@@ -382,7 +388,10 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
   GPUDETECT_CL_TRY (cl::set_args (luma_.get (), cl::Mem (), cl_int (layout.stride ()), cl_int (layout.bpp ()),
                                   rgb_offsets (layout.format), cl_int (plan.image_width), cl_int (plan.image_height),
                                   pix_, cl::Mem ()));
-  GPUDETECT_CL_TRY (cl::set_args (cells_.get (), pix_, levels_, cl_int (nlevels_), cl_int (ncells_), cells_buf_));
+  GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, cl_int (nlevels_), cl_int (npixels_), grad_len_,
+                                  grad_o_));
+  GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_len_, grad_o_, levels_, cl_int (nlevels_), cl_int (ncells_),
+                                  cells_buf_));
   GPUDETECT_CL_TRY (cl::set_args (features_.get (), levels_, cl_int (nlevels_), cl_int (nfeat_), cells_buf_, feats_,
                                   cl_int (plan.feat_plane)));
   return {};
@@ -405,6 +414,8 @@ cl::Error FhogDevice::enqueue (const cl::Mem &src, const cl::Mem &candidates, La
       return e;
   if (ncells_ == 0)
     return {};
+  if (cl::Error e = l.launch (gradients_.get (), round_up (npixels_, local), local, Phase::Integral))
+    return e;
   if (cl::Error e = l.launch (cells_.get (), round_up (ncells_, local), local, Phase::Integral))
     return e;
   return l.launch (features_.get (), round_up (std::max (nfeat_, 1), local), local, Phase::Integral);

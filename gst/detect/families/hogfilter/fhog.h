@@ -78,7 +78,7 @@ std::vector<float> fhog_features (const FhogLevel &l, const std::vector<float> &
 
 // The device side: the program's source and options, the kernels, the
 // buffers of a plan, and a frame's launches (luma, one resampling per level
-// after the first, cells, features).
+// after the first, gradients, cells, features).
 class FhogDevice {
 public:
   static std::string source ();
@@ -101,11 +101,11 @@ public:
 
 private:
   const cl::Program *program_ = nullptr; // the caller's, alive while this is
-  cl::Kernel luma_, cells_, features_;
+  cl::Kernel luma_, gradients_, cells_, features_;
   std::vector<cl::Kernel> down_;
   std::vector<cl::Mem> down_tabs_;
-  cl::Mem levels_, pix_, cells_buf_, feats_;
-  int nlevels_ = 0, pixels0_ = 0, ncells_ = 0, nfeat_ = 0;
+  cl::Mem levels_, pix_, grad_len_, grad_o_, cells_buf_, feats_;
+  int nlevels_ = 0, pixels0_ = 0, npixels_ = 0, ncells_ = 0, nfeat_ = 0;
   std::vector<int> down_items_;
   cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
 };
