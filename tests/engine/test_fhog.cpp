@@ -4,7 +4,9 @@
 // and every feature of every level must equal
 // - the host reference (families/hogfilter/fhog.h), bit for bit;
 // - dlib's create_fhog_pyramid<pyramid_down<6>> (pyramid_down<6> images,
-//   extract_fhog_features), bit for bit: both compute the same float
+//   extract_fhog_features), bit for bit (the images given, and noise images of
+//   edge sizes made here: 1x1 to 100x30, fewer than 3 cells, cells past the
+//   image's edge): both compute the same float
 //   operations in the same order (dlib's SSE2 lanes included), so the test
 //   accepts no tolerance and reports the largest difference where one fails.
 //
@@ -91,9 +93,19 @@ int main (int argc, char **argv) {
     CHECK (!fd.setup (prog));
     Diff pix_ref, pix_dlib, feat_ref, feat_dlib;
     int levels = 0;
-    for (const std::string &path : images) {
+    std::vector<std::string> all = images;
+    for (const char *size : {"1x1", "8x8", "20x17", "63x63", "64x64", "80x80", "100x30", "30x300", "97x113"})
+      all.push_back (std::string ("noise:") + size);
+    for (const std::string &path : all) {
       Grey g;
-      if (!read_pgm (path, &g)) {
+      if (path.rfind ("noise:", 0) == 0) {
+        std::sscanf (path.c_str () + 6, "%dx%d", &g.cols, &g.rows);
+        uint32_t r = 12345;
+        for (int i = 0; i < g.cols * g.rows; i++) {
+          r = r * 1664525u + 1013904223u;
+          g.px.push_back (static_cast<uint8_t> (r >> 24));
+        }
+      } else if (!read_pgm (path, &g)) {
         CHECK_MSG (false, "cannot read %s", path.c_str ());
         continue;
       }
