@@ -23,12 +23,16 @@ struct Token {
   size_t column = 0; // 1-based
 };
 
+bool is_space (char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
 struct Lines {
   const std::string &text;
   size_t at = 0;
   int number = 0;
   // The next line that is neither empty nor a comment, cut into at most
-  // `max` tokens (the last holds the rest); false at the end.
+  // `max` tokens (the last holds the rest) at spaces, tabs and carriage
+  // returns (so that a CRLF file reads as an LF one, and a value never ends
+  // in a CR the writer could not write back); false at the end.
   bool next (std::vector<Token> *tokens, size_t max) {
     while (at < text.size ()) {
       size_t end = text.find ('\n', at);
@@ -37,20 +41,18 @@ struct Lines {
       std::string line = text.substr (at, end - at);
       at = end + 1;
       number++;
-      if (!line.empty () && line.back () == '\r')
-        line.pop_back ();
       tokens->clear ();
       size_t i = 0;
       while (i < line.size ()) {
-        while (i < line.size () && (line[i] == ' ' || line[i] == '\t'))
+        while (i < line.size () && is_space (line[i]))
           i++;
         if (i >= line.size () || (tokens->empty () && line[i] == '#'))
           break;
         size_t j = i;
         if (tokens->size () + 1 == max)
-          j = line.find_last_not_of (" \t") + 1;
+          j = line.find_last_not_of (" \t\r") + 1;
         else
-          while (j < line.size () && line[j] != ' ' && line[j] != '\t')
+          while (j < line.size () && !is_space (line[j]))
             j++;
         tokens->push_back ({line.substr (i, j - i), i + 1});
         i = j;
