@@ -662,6 +662,23 @@ GST_START_TEST (test_hogfilter_model)
     gst_harness_teardown (h);
   }
   g_free (props);
+  /* a lower threshold (dlib's adjust_threshold): dlib's detector (img, -1.5) finds 4 boxes, two of them reaching
+   * past the frame's top edge, reported clipped to the frame */
+  props = g_strdup_printf ("model=%s threshold=-1.5", model);
+  {
+    GstHarness *hl = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+    fail_unless_equals_int (gst_harness_push (hl, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (hl, gst_event_new_eos ()));
+    GstBuffer *bl = gst_harness_pull (hl);
+    fail_unless_equals_int (count_rois (bl), 4);
+    for (guint k = 0; k < 4; k++) {
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (bl, (gint) k);
+      fail_unless (roi->x + roi->w <= (guint) face_image.width && roi->y + roi->h <= (guint) face_image.height);
+    }
+    gst_buffer_unref (bl);
+    gst_harness_teardown (hl);
+  }
+  g_free (props);
   props = g_strdup_printf ("model=%s threshold=100", model);
   GstHarness *h = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
   fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);

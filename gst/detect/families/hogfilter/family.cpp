@@ -207,15 +207,19 @@ std::vector<Detection> HogFilterFamily::finish (const std::vector<RawHit> &hits,
   }
   std::vector<Detection> out;
   for (const HogHit &h : hogfilter_suppress (std::move (v), model_.iou, model_.covered)) {
+    // dlib's box may reach past the frame's edges: the part inside it (the
+    // suppression above saw the whole box, as dlib's)
+    const Rect r = clip_rect (h.rect, g.image_width, g.image_height);
+    if (r.width <= 0 || r.height <= 0)
+      continue;
     Detection d;
-    d.rect = h.rect; // as dlib reports it: it may reach past the frame's edges
+    d.rect = r;
     d.neighbors = 1;
     d.score = static_cast<float> (h.confidence);
     d.confidence = static_cast<float> (1.0 / (1.0 + std::exp (-h.confidence)));
     d.label_id = 0;
     out.push_back (d);
   }
-  (void) g;
   return out;
 }
 
