@@ -117,15 +117,16 @@ inline int hog_orientation (__global const uchar *p, int w, int y, int x, float 
   const float d1[9] = {0.0000f, 0.3420f, 0.6428f, 0.8660f, 0.9848f, 0.9848f, 0.8660f, 0.6428f, 0.3420f};
   float best = 0.0f;
   int o = 0;
+  /* dlib's 8-lane loop's selects (its scalar loop's if / else if picks the
+   * same) */
   for (int k = 0; k < 9; k++) {
     const float dot = fx * d0[k] + fy * d1[k];
-    if (dot > best) {
-      best = dot;
-      o = k;
-    } else if (-dot > best) {
-      best = -dot;
-      o = k + 9;
-    }
+    const int c1 = dot > best;
+    best = c1 ? dot : best;
+    o = c1 ? k : o;
+    const int c2 = -dot > best;
+    best = c2 ? -dot : best;
+    o = c2 ? k + 9 : o;
   }
   return o;
 }
@@ -148,6 +149,28 @@ hog_gradients (__global const uchar *pix, __global const int16 *levels, int nlev
   float v;
   grad_o[gid] = (uchar) hog_orientation (pix + d.s2, d.s0, y, x, &v);
   grad_len[gid] = v;
+}
+
+/* CPU schedule of the same: a work-item per row of a level (rows: int2
+ * level, row), along the row. */
+__kernel void
+hog_gradients_rows (__global const uchar *pix, __global const int16 *levels, __global const int2 *rows, int nrows,
+                    __global float *grad_len, __global uchar *grad_o)
+{
+  const int gid = get_global_id (0);
+  if (gid >= nrows)
+    return;
+  const int2 r = rows[gid];
+  const int16 d = levels[r.x];
+  const int y = r.y;
+  __global const uchar *p = pix + d.s2;
+  __global float *gl = grad_len + d.s2 + (size_t) y * d.s0;
+  __global uchar *go = grad_o + d.s2 + (size_t) y * d.s0;
+  for (int x = 1; x < d.s7; x++) {
+    float v;
+    go[x] = (uchar) hog_orientation (p, d.s0, y, x, &v);
+    gl[x] = v;
+  }
 }
 
 /* One work-item per cell of every level: its 18-bin histogram, each pixel's
@@ -316,4 +339,50 @@ hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global c
       candidate_emit (cand, capacity, win, s);
 #endif
   }
+}
+
+/* CPU schedule of the same: a work-item per tile of up to HOG_TILE positions
+ * of a row of a level (tiles: int4 level, row, first column, columns), the
+ * positions side by side in the innermost loop, so that a compiler
+ * vectorises it; each position and filter still adds its terms in the same
+ * order as hog_filters, so the scores are the same to the bit. */
+#ifndef HOG_TILE
+#define HOG_TILE 64
+#endif
+__kernel void
+hog_filters_rows (__global const int16 *levels, __global const int4 *tiles, int ntiles, __global const float *feats,
+                  int plane, __global const float *coef, __global const float *thresholds, __global uint *cand,
+                  uint capacity)
+{
+  const int gid = get_global_id (0);
+  if (gid >= ntiles)
+    return;
+  const int4 t = tiles[gid];
+  const int16 d = levels[t.x];
+  const int cols = t.w;
+  float acc[HOG_NF][HOG_TILE];
+  for (int f = 0; f < HOG_NF; f++)
+    for (int x = 0; x < HOG_TILE; x++)
+      acc[f][x] = 0.0f;
+  __global const float *base = feats + d.sb + t.y * d.sa + t.z;
+  __global const float *k = coef;
+  for (int dim = 0; dim < HOG_DIMS; dim++) {
+    __global const float *q = base + (size_t) dim * plane;
+    for (int m = 0; m < HOG_FH; m++) {
+      __global const float *row = q + m * d.sa;
+      for (int n = 0; n < HOG_FW; n++) {
+        for (int f = 0; f < HOG_NF; f++) {
+          const float c = k[f];
+          for (int x = 0; x < cols; x++)
+            acc[f][x] += c * row[x + n];
+        }
+        k += HOG_NF;
+      }
+    }
+  }
+  const int px = max (d.sf / HOG_NF, 1);
+  for (int x = 0; x < cols; x++)
+    for (int f = 0; f < HOG_NF; f++)
+      if (acc[f][x] >= thresholds[f])
+        candidate_emit (cand, capacity, (uint) ((d.se + t.y * px + t.z + x) * HOG_NF + f), acc[f][x]);
 }

@@ -89,8 +89,10 @@ int main (int argc, char **argv) {
       std::fprintf (stderr, "build: %s\n", e.message.c_str ());
       return 1;
     }
+    // the per-pixel gradients (GPU schedule) without padding, the per-row
+    // ones (CPU schedule) with it
     FhogDevice fd;
-    CHECK (!fd.setup (prog));
+    CHECK (!fd.setup (prog, pad > 1));
     Diff pix_ref, pix_dlib, feat_ref, feat_dlib;
     int levels = 0;
     std::vector<std::string> all = images;

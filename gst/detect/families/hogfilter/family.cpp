@@ -22,6 +22,7 @@ namespace gpudetect {
 namespace {
 
 constexpr int kWg = 256; // WGF (kernels/compact.cl)
+constexpr int kTile = 64; // HOG_TILE (kernels/hog.cl)
 
 size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
 
@@ -72,9 +73,9 @@ public:
   }
 
   cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
-    if (cl::Error e = fhog_.setup (program))
+    if (cl::Error e = fhog_.setup (program, !gpu_schedule_))
       return e;
-    if (cl::Error e = cl::create_kernel (program, "hog_filters", &filters_))
+    if (cl::Error e = cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_))
       return e;
     // interleaved: the filters' coefficients of each feature offset together
     const size_t nf = model_.filters.size (), per = model_.filters.empty () ? 0 : model_.filters[0].coef.size ();
@@ -102,7 +103,8 @@ private:
   bool compact_ = false;
   FhogDevice fhog_;
   cl::Kernel filters_;
-  cl::Mem coef_, thresholds_;
+  cl::Mem coef_, thresholds_, tiles_;
+  int ntiles_ = 0;
   const cl::Device *dev_ = nullptr;
   int positions_ = 0;
   cl_mem bound_cand_ = nullptr;
@@ -155,8 +157,24 @@ cl::Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometr
   if (cl::Error e = fhog_.geometry (dev, fp, layout, windows))
     return e;
   bound_cand_ = nullptr;
-  GPUDETECT_CL_TRY (cl::set_args (filters_.get (), fhog_.levels (), cl_int (fhog_.nlevels ()), cl_int (positions_),
-                                  fhog_.features (), cl_int (fp.feat_plane), coef_, thresholds_));
+  if (!gpu_schedule_) {
+    // tiles of up to kTile positions of each row of each level
+    std::vector<cl_int4> tiles;
+    for (size_t li = 0; li < g.levels.size (); li++) {
+      const int px = g.levels[li].nx / nf;
+      for (int y = 0; y < g.levels[li].ny; y++)
+        for (int x = 0; x < px; x += kTile)
+          tiles.push_back ({{static_cast<cl_int> (li), y, x, std::min (kTile, px - x)}});
+    }
+    ntiles_ = static_cast<int> (tiles.size ());
+    if (cl::Error e = cl::upload_vector (dev, &tiles_, tiles))
+      return e;
+    GPUDETECT_CL_TRY (cl::set_args (filters_.get (), fhog_.levels (), tiles_, cl_int (ntiles_), fhog_.features (),
+                                    cl_int (fp.feat_plane), coef_, thresholds_));
+  } else {
+    GPUDETECT_CL_TRY (cl::set_args (filters_.get (), fhog_.levels (), cl_int (fhog_.nlevels ()), cl_int (positions_),
+                                    fhog_.features (), cl_int (fp.feat_plane), coef_, thresholds_));
+  }
   dev_ = &dev;
   return parameters (p);
 }
@@ -182,6 +200,8 @@ cl::Error HogFilterFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
     return e;
   if (positions_ == 0)
     return {};
+  if (!gpu_schedule_)
+    return l.launch (filters_.get (), round_up (std::max (ntiles_, 1), 8), 8, Phase::First);
   const size_t local = compact_ ? kWg : 64;
   return l.launch (filters_.get (), round_up (positions_, local), local, Phase::First);
 }

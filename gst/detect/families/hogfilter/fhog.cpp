@@ -308,9 +308,10 @@ std::string FhogDevice::options (const cl::Device &dev, const FhogParams &p, int
   return o;
 }
 
-cl::Error FhogDevice::setup (const cl::Program &program) {
+cl::Error FhogDevice::setup (const cl::Program &program, bool rows) {
+  rows_ = rows;
   for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&luma_, "hog_luma"},
-                                {&gradients_, "hog_gradients"},
+                                {&gradients_, rows ? "hog_gradients_rows" : "hog_gradients"},
                                 {&cells_, "hog_cells"},
                                 {&features_, "hog_features"}})
     if (cl::Error e = cl::create_kernel (program, name, k))
@@ -388,8 +389,20 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
   GPUDETECT_CL_TRY (cl::set_args (luma_.get (), cl::Mem (), cl_int (layout.stride ()), cl_int (layout.bpp ()),
                                   rgb_offsets (layout.format), cl_int (plan.image_width), cl_int (plan.image_height),
                                   pix_, cl::Mem ()));
-  GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, cl_int (nlevels_), cl_int (npixels_), grad_len_,
-                                  grad_o_));
+  if (rows_) {
+    std::vector<cl_int2> grows;
+    for (size_t k = 0; k < plan.levels.size (); k++)
+      for (int y = 1; y < plan.levels[k].visible_rows; y++)
+        grows.push_back ({{static_cast<cl_int> (k), y}});
+    ngrad_rows_ = static_cast<int> (grows.size ());
+    if (cl::Error e = cl::upload_vector (dev, &grad_rows_, grows))
+      return e;
+    GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, grad_rows_, cl_int (ngrad_rows_), grad_len_,
+                                    grad_o_));
+  } else {
+    GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, cl_int (nlevels_), cl_int (npixels_), grad_len_,
+                                    grad_o_));
+  }
   GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_len_, grad_o_, levels_, cl_int (nlevels_), cl_int (ncells_),
                                   cells_buf_));
   GPUDETECT_CL_TRY (cl::set_args (features_.get (), levels_, cl_int (nlevels_), cl_int (nfeat_), cells_buf_, feats_,
@@ -414,7 +427,8 @@ cl::Error FhogDevice::enqueue (const cl::Mem &src, const cl::Mem &candidates, La
       return e;
   if (ncells_ == 0)
     return {};
-  if (cl::Error e = l.launch (gradients_.get (), round_up (npixels_, local), local, Phase::Integral))
+  if (cl::Error e = rows_ ? l.launch (gradients_.get (), round_up (std::max (ngrad_rows_, 1), 8), 8, Phase::Integral)
+                          : l.launch (gradients_.get (), round_up (npixels_, local), local, Phase::Integral))
     return e;
   if (cl::Error e = l.launch (cells_.get (), round_up (ncells_, local), local, Phase::Integral))
     return e;

@@ -87,7 +87,9 @@ public:
   // device decides the rounding options.
   static std::string options (const cl::Device &dev, const FhogParams &p, int filters);
 
-  cl::Error setup (const cl::Program &program);
+  // rows: the CPU schedule's kernels where there is one (a work-item per
+  // row rather than per pixel).
+  cl::Error setup (const cl::Program &program, bool rows = false);
   // (Re)allocates for a plan; `extra` int16 components 14, 15 of each level
   // (first window, windows across) are the caller's.
   cl::Error geometry (const cl::Device &dev, const FhogPlan &plan, const FrameLayout &layout,
@@ -104,7 +106,9 @@ private:
   cl::Kernel luma_, gradients_, cells_, features_;
   std::vector<cl::Kernel> down_;
   std::vector<cl::Mem> down_tabs_;
-  cl::Mem levels_, pix_, grad_len_, grad_o_, cells_buf_, feats_;
+  cl::Mem levels_, pix_, grad_len_, grad_o_, cells_buf_, feats_, grad_rows_;
+  bool rows_ = false;
+  int ngrad_rows_ = 0;
   int nlevels_ = 0, pixels0_ = 0, npixels_ = 0, ncells_ = 0, nfeat_ = 0;
   std::vector<int> down_items_;
   cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
