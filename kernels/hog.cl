@@ -219,6 +219,53 @@ hog_cells (__global const float *grad_len, __global const uchar *grad_o, __globa
   out[18] = e;
 }
 
+/* CPU schedule of the same: a work-item per row of cells of a level (rows:
+ * int2 level, cell row), walking the pixels that vote into it in raster
+ * order as dlib does (each pixel read by the 2 cell rows it votes into
+ * rather than by its 4 cells), the row's bins in place in `cells`. */
+__kernel void
+hog_cells_rows (__global const float *grad_len, __global const uchar *grad_o, __global const int16 *levels,
+                __global const int2 *rows, int nrows, __global float *cells)
+{
+  const int gid = get_global_id (0);
+  if (gid >= nrows)
+    return;
+  const int2 r = rows[gid];
+  const int16 d = levels[r.x];
+  const int cy = r.y, nc = d.s4, w = d.s0, vnr = d.s6, vnc = d.s7, simd_end = d.s8;
+  __global float *h = cells + ((size_t) d.s5 + (size_t) cy * nc) * HOG_CELL_FLOATS;
+  for (int i = 0; i < nc * HOG_CELL_FLOATS; i++)
+    h[i] = 0.0f;
+  __global const float *gl = grad_len + d.s2;
+  __global const uchar *go = grad_o + d.s2;
+  const int y0 = max (1, HOG_CELL * cy - HOG_CELL / 2), y1 = min (vnr - 1, HOG_CELL * cy + HOG_CELL + HOG_CELL / 2 - 1);
+  for (int y = y0; y <= y1; y++) {
+    const float yp = ((float) y + 0.5f) / (float) HOG_CELL - 0.5f;
+    const int iyp = (int) floor (yp);
+    const float vy0 = yp - (float) iyp, vy1 = 1.0f - vy0;
+    const float vy = iyp == cy ? vy1 : vy0;
+    for (int x = 1; x < vnc; x++) {
+      const float xp = ((float) x + 0.5f) / (float) HOG_CELL - 0.5f;
+      const int ixp = (int) floor (xp);
+      const float vx0 = xp - (float) ixp, vx1 = 1.0f - vx0;
+      const float v = gl[y * w + x];
+      const int o = go[y * w + x];
+      const int lanes = x < simd_end;
+      if (ixp >= 0)
+        h[ixp * HOG_CELL_FLOATS + o] += lanes ? vy * (vx1 * v) : (vy * vx1) * v;
+      if (ixp + 1 < nc)
+        h[(ixp + 1) * HOG_CELL_FLOATS + o] += lanes ? vy * (vx0 * v) : (vy * vx0) * v;
+    }
+  }
+  for (int c = 0; c < nc; c++) {
+    __global float *b = h + c * HOG_CELL_FLOATS;
+    float e = 0.0f;
+    for (int k = 0; k < 9; k++)
+      e += (b[k] + b[k + 9]) * (b[k] + b[k + 9]);
+    b[18] = e;
+  }
+}
+
 /* SSE2's horizontal sum, as dlib's sum (simd4f): (a0 + a2) + (a1 + a3). */
 inline float hog_sum4 (float4 a) { return (a.x + a.z) + (a.y + a.w); }
 

@@ -312,7 +312,7 @@ cl::Error FhogDevice::setup (const cl::Program &program, bool rows) {
   rows_ = rows;
   for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&luma_, "hog_luma"},
                                 {&gradients_, rows ? "hog_gradients_rows" : "hog_gradients"},
-                                {&cells_, "hog_cells"},
+                                {&cells_, rows ? "hog_cells_rows" : "hog_cells"},
                                 {&features_, "hog_features"}})
     if (cl::Error e = cl::create_kernel (program, name, k))
       return e;
@@ -403,8 +403,20 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
     GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, cl_int (nlevels_), cl_int (npixels_), grad_len_,
                                     grad_o_));
   }
-  GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_len_, grad_o_, levels_, cl_int (nlevels_), cl_int (ncells_),
-                                  cells_buf_));
+  if (rows_) {
+    std::vector<cl_int2> crows;
+    for (size_t k = 0; k < plan.levels.size (); k++)
+      for (int y = 0; y < plan.levels[k].cells_y; y++)
+        crows.push_back ({{static_cast<cl_int> (k), y}});
+    ncell_rows_ = static_cast<int> (crows.size ());
+    if (cl::Error e = cl::upload_vector (dev, &cell_rows_, crows))
+      return e;
+    GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_len_, grad_o_, levels_, cell_rows_, cl_int (ncell_rows_),
+                                    cells_buf_));
+  } else {
+    GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_len_, grad_o_, levels_, cl_int (nlevels_), cl_int (ncells_),
+                                    cells_buf_));
+  }
   GPUDETECT_CL_TRY (cl::set_args (features_.get (), levels_, cl_int (nlevels_), cl_int (nfeat_), cells_buf_, feats_,
                                   cl_int (plan.feat_plane)));
   return {};
@@ -430,7 +442,8 @@ cl::Error FhogDevice::enqueue (const cl::Mem &src, const cl::Mem &candidates, La
   if (cl::Error e = rows_ ? l.launch (gradients_.get (), round_up (std::max (ngrad_rows_, 1), 8), 8, Phase::Integral)
                           : l.launch (gradients_.get (), round_up (npixels_, local), local, Phase::Integral))
     return e;
-  if (cl::Error e = l.launch (cells_.get (), round_up (ncells_, local), local, Phase::Integral))
+  if (cl::Error e = rows_ ? l.launch (cells_.get (), round_up (std::max (ncell_rows_, 1), 8), 8, Phase::Integral)
+                          : l.launch (cells_.get (), round_up (ncells_, local), local, Phase::Integral))
     return e;
   return l.launch (features_.get (), round_up (std::max (nfeat_, 1), local), local, Phase::Integral);
 }

@@ -106,9 +106,9 @@ private:
   cl::Kernel luma_, gradients_, cells_, features_;
   std::vector<cl::Kernel> down_;
   std::vector<cl::Mem> down_tabs_;
-  cl::Mem levels_, pix_, grad_len_, grad_o_, cells_buf_, feats_, grad_rows_;
+  cl::Mem levels_, pix_, grad_len_, grad_o_, cells_buf_, feats_, grad_rows_, cell_rows_;
   bool rows_ = false;
-  int ngrad_rows_ = 0;
+  int ngrad_rows_ = 0, ncell_rows_ = 0;
   int nlevels_ = 0, pixels0_ = 0, npixels_ = 0, ncells_ = 0, nfeat_ = 0;
   std::vector<int> down_items_;
   cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
