@@ -139,6 +139,17 @@ int main (int argc, char **argv) {
                                                               pad, pad, 64, 64, 1000);
       CHECK_MSG (feats.size () == plan.levels.size (), "%s: dlib %zu levels, plan %zu", path.c_str (),
                  static_cast<size_t> (feats.size ()), plan.levels.size ());
+      {
+        // the pyramid's level 0 is extract_fhog_features of the image itself
+        dlib::array<dlib::array2d<float>> direct;
+        dlib::extract_fhog_features (img, direct, 8, pad, pad);
+        bool same = feats.size () > 0 && direct.size () == feats[0].size ();
+        for (size_t k = 0; same && k < direct.size (); k++)
+          same = direct[k].nr () == feats[0][k].nr () && direct[k].nc () == feats[0][k].nc () &&
+                 (direct[k].size () == 0 ||
+                  std::memcmp (&direct[k][0][0], &feats[0][k][0][0], direct[k].size () * sizeof (float)) == 0);
+        CHECK_MSG (same, "%s: extract_fhog_features differs from the pyramid's level 0", path.c_str ());
+      }
       dlib::pyramid_down<6> pyr;
       dlib::array2d<unsigned char> level, next;
       dlib::assign_image (level, img);
