@@ -936,7 +936,8 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       g_param_spec_double ("threshold", "Threshold",
           "Decision threshold, as the model's family defines it: OpenCV cascades, the least confidence of a "
           "reported object (n / (n + 4) for n merged windows); WaldBoost and random-forest cascades, the least "
-          "final sum of a window that passes every stage. "
+          "final sum of a window that passes every stage; linear HOG filters, the least confidence (filter score "
+          "minus its bias, dlib's adjust_threshold) of an object. "
           "Until set: the model's own (0 for cascades)", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing));
   g_object_class_install_property (gobject_class, PROP_LABEL,
       g_param_spec_string ("label", "Label", "Label of detected objects (default: derived from the model, e.g. face)",

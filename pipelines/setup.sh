@@ -15,6 +15,9 @@ packages=(
   pocl-opencl-icd clinfo opencv-data
   # tests and tools: OpenCV as the parity oracle, sample images, gst-check
   libopencv-dev libopencv-contrib-dev opencv-doc python3-skimage python-matplotlib-data check
+  # dlib: the oracle of the linear HOG filter tests, the converter of its face detector (its pkg-config file
+  # links BLAS, LAPACK and libjpeg through their -dev packages' .so links, which libdlib-dev does not depend on)
+  libdlib-dev liblapack-dev libblas-dev libjpeg-dev
 )
 missing=()
 for p in "${packages[@]}"; do

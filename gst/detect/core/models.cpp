@@ -16,7 +16,7 @@
 namespace gpudetect {
 
 // Extensions of model files found by their stem.
-static const char *const kModelExtensions[] = {".xml", ".forest"};
+static const char *const kModelExtensions[] = {".xml", ".forest", ".hogfilter"};
 
 static bool ends_with (const std::string &s, const char *e) {
   const size_t n = std::strlen (e);

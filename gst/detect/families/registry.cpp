@@ -2,6 +2,7 @@
 
 #include "cascade/family.h"
 #include "forest/family.h"
+#include "hogfilter/family.h"
 #include "waldboost/family.h"
 #include "core/models.h"
 #include "core/xml.h"
@@ -50,6 +51,17 @@ std::string from_forest (const ModelText &m, std::unique_ptr<Family> *out) {
   return {};
 }
 
+// Linear HOG filters (text, families/hogfilter/text.cpp).
+std::string from_hogfilter (const ModelText &m, std::unique_ptr<Family> *out) {
+  HogFilterModel model;
+  if (std::string e = parse_hogfilter (m.text, &model); !e.empty ())
+    return e;
+  model.path = m.path;
+  model.default_label = label_for_model (m.path);
+  *out = make_hogfilter_family (std::move (model));
+  return {};
+}
+
 const Entry kFamilies[] = {
     {"an OpenCV cascade (<opencv_storage><cascade>)",
      [] (const ModelText &m) { return is_cascade_storage (m.root); },
@@ -62,6 +74,8 @@ const Entry kFamilies[] = {
      from_xml<WaldBoostModel, read_waldboost_xobjdetect, make_waldboost_family>},
     {"a random-forest cascade (first line 'gpudetect-forest 1')",
      [] (const ModelText &m) { return is_forest_text (m.text); }, from_forest},
+    {"linear HOG filters (first line 'gpudetect-hogfilter 1')",
+     [] (const ModelText &m) { return is_hogfilter_text (m.text); }, from_hogfilter},
 };
 
 } // namespace

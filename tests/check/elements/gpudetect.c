@@ -644,6 +644,69 @@ GST_START_TEST (test_forest_model)
 }
 GST_END_TEST;
 
+/* dlib's frontal face detector as a linear HOG filter model (made at build
+ * time where dlib is found): Grace Hopper's face, in GRAY8 and BGRx alike;
+ * no face at a threshold no window reaches; a filter file the loader refuses
+ * stops the pipeline with a read error. */
+GST_START_TEST (test_hogfilter_model)
+{
+  gchar *model = g_build_filename (GPUDETECT_BUILD_MODELS, "dlib-frontalface.hogfilter", NULL);
+  if (!g_file_test (model, G_FILE_TEST_EXISTS)) {
+    g_print ("no %s (built where dlib is found): skipped\n", model);
+    g_free (model);
+    return;
+  }
+  gchar *props = g_strdup_printf ("model=%s", model);
+  const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_BGRx};
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstHarness *h = new_harness (props, formats[f], face_image.width, face_image.height);
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, formats[f], 0)), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GstBuffer *b = gst_harness_pull (h);
+    /* dlib::get_frontal_face_detector ()(img): [(77, 65) (181, 169)], confidence 1.12 */
+    assert_box (b, 77, 65, 105, 105, face_image.width, face_image.height);
+    gst_buffer_unref (b);
+    gst_harness_teardown (h);
+  }
+  g_free (props);
+  /* a lower threshold (dlib's adjust_threshold): dlib's detector (img, -1.5) finds 4 boxes, two of them reaching
+   * past the frame's top edge, reported clipped to the frame */
+  props = g_strdup_printf ("model=%s threshold=-1.5", model);
+  {
+    GstHarness *hl = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+    fail_unless_equals_int (gst_harness_push (hl, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (hl, gst_event_new_eos ()));
+    GstBuffer *bl = gst_harness_pull (hl);
+    fail_unless_equals_int (count_rois (bl), 4);
+    for (guint k = 0; k < 4; k++) {
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (bl, (gint) k);
+      fail_unless (roi->x + roi->w <= (guint) face_image.width && roi->y + roi->h <= (guint) face_image.height);
+    }
+    gst_buffer_unref (bl);
+    gst_harness_teardown (hl);
+  }
+  g_free (props);
+  props = g_strdup_printf ("model=%s threshold=100", model);
+  GstHarness *h = new_harness (props, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  GstBuffer *b = gst_harness_pull (h);
+  fail_unless_equals_int (count_rois (b), 0);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+  g_free (props);
+  g_free (model);
+  gchar *bad = g_build_filename (g_get_tmp_dir (), "gpudetect-bad-model.hogfilter", NULL);
+  g_file_set_contents (bad, "gpudetect-hogfilter 1\nfilter-size 10 10\nfilters 1\nfilter nan\n", -1, NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=%s ! "
+      "fakesink", bad);
+  expect_error (desc, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ);
+  g_free (desc);
+  g_unlink (bad);
+  g_free (bad);
+}
+GST_END_TEST;
+
 static Suite *gpudetect_suite (void)
 {
   Suite *s = suite_create ("gpudetect");
@@ -662,6 +725,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_upload_pool);
   tcase_add_test (tc, test_trained_models);
   tcase_add_test (tc, test_forest_model);
+  tcase_add_test (tc, test_hogfilter_model);
   return s;
 }
 

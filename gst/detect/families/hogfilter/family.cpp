@@ -1,0 +1,306 @@
+// The linear HOG filter family on the device: the frame's grey image, dlib's
+// pyramid (one resampling launch per level after the first: each level is
+// made from the one before, as dlib makes it), the FHOG cells and features of
+// every level (two launches), then hog_filters: every filter correlated
+// directly with every window position of every level (one launch), each
+// (position, filter) reaching its threshold appended to the frame's
+// candidates.  finish() maps them back to the frame as dlib does and applies
+// dlib's non-maximum suppression.
+//
+// Window indices count positions x filters: the core's window grid of a
+// level is (positions across x filters) x (positions down), so that a
+// candidate names its level, position and filter at once.
+#include "family.h"
+
+#include "kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpudetect {
+
+namespace {
+
+constexpr int kWg = 256; // WGF (kernels/compact.cl)
+constexpr int kTile = 64; // HOG_TILE (kernels/hog.cl)
+
+size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+// The least float s with (double) s >= t: dlib compares its float score with
+// a double threshold.
+float float_at_least (double t) {
+  float f = static_cast<float> (t);
+  if (static_cast<double> (f) < t)
+    f = std::nextafter (f, std::numeric_limits<float>::infinity ());
+  return f;
+}
+
+class HogFilterFamily final : public Family {
+public:
+  explicit HogFilterFamily (HogFilterModel m) : model_ (std::move (m)) {
+    info_.path = model_.path;
+    info_.family = "hogfilter";
+    info_.label = model_.default_label;
+    info_.window = {model_.cols * model_.cell, model_.rows * model_.cell};
+    info_.description = "linear HOG filters, " + std::to_string (model_.filters.size ()) + " of " +
+                        std::to_string (model_.rows) + "x" + std::to_string (model_.cols) + " FHOG cells of " +
+                        std::to_string (model_.cell) + " px, direct correlation";
+  }
+
+  const ModelInfo &info () const override { return info_; }
+  const char *threshold_meaning () const override {
+    return "the least confidence (filter score minus the filter's bias) of an object";
+  }
+  bool gpu_schedule () const override { return gpu_schedule_; }
+
+  cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
+    gpu_schedule_ = env.gpu_schedule;
+    out->source = FhogDevice::source ();
+    out->hash = FhogDevice::source_hash ();
+    out->options = FhogDevice::options (env.dev, model_.fhog (), static_cast<int> (model_.filters.size ()));
+    // the candidates through the shared compaction where a work-group holds
+    // WGF (256) lanes; warp votes on NVIDIA GPUs (kernels/warp.cl), retried
+    // without where the driver refuses the inline PTX
+    compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
+    if (compact_) {
+      out->options += " -D HOG_COMPACT";
+      if (env.dev.info.platform_name.find ("NVIDIA") != std::string::npos) {
+        out->optional_option = "-D WARP_PTX";
+        out->options += " " + out->optional_option;
+      }
+    }
+    return {};
+  }
+
+  cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
+    if (cl::Error e = fhog_.setup (program, !gpu_schedule_))
+      return e;
+    if (cl::Error e = cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_))
+      return e;
+    // interleaved: the filters' coefficients of each feature offset together
+    const size_t nf = model_.filters.size (), per = model_.filters.empty () ? 0 : model_.filters[0].coef.size ();
+    std::vector<float> coef (nf * per);
+    for (size_t f = 0; f < nf; f++)
+      for (size_t i = 0; i < per; i++)
+        coef[i * nf + f] = model_.filters[f].coef[i];
+    if (cl::Error e = cl::upload_vector (env.dev, &coef_, coef))
+      return e;
+    return cl::make_buffer (env.dev, &thresholds_, model_.filters.size () * sizeof (float));
+  }
+
+  PyramidGeometry plan (int width, int height, const SearchParams &p) const override;
+  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+                      const SearchParams &p) override;
+  cl::Error parameters (const SearchParams &p) override;
+  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override;
+  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
+                                 const SearchParams &p) const override;
+
+private:
+  HogFilterModel model_;
+  ModelInfo info_;
+  bool gpu_schedule_ = true;
+  bool compact_ = false;
+  FhogDevice fhog_;
+  cl::Kernel filters_;
+  cl::Mem coef_, thresholds_, tiles_;
+  int ntiles_ = 0;
+  const cl::Device *dev_ = nullptr;
+  int positions_ = 0;
+  cl_mem bound_cand_ = nullptr;
+};
+
+PyramidGeometry HogFilterFamily::plan (int width, int height, const SearchParams &) const {
+  // The core's geometry: one level per FHOG level, its grid the filter
+  // positions (x filters across); the FHOG plan itself is made again in
+  // geometry() from the frame size.
+  const FhogPlan fp = plan_fhog (width, height, model_.fhog ());
+  PyramidGeometry g;
+  g.image_width = width;
+  g.image_height = height;
+  g.window_width = info_.window.width;
+  g.window_height = info_.window.height;
+  const int nf = static_cast<int> (model_.filters.size ());
+  int first = 0;
+  for (const FhogLevel &fl : fp.levels) {
+    PyramidLevel l;
+    l.width = fl.width;
+    l.height = fl.height;
+    l.step = 1;
+    l.scale = static_cast<float> (width) / std::max (fl.width, 1);
+    const int px = std::max (fl.feat_cols - model_.cols + 1, 0), py = std::max (fl.feat_rows - model_.rows + 1, 0);
+    l.nx = px * nf;
+    l.ny = px > 0 ? py : 0;
+    l.first_window = first;
+    first += l.nx * l.ny;
+    l.win_width = info_.window.width;
+    l.win_height = info_.window.height;
+    g.levels.push_back (l);
+  }
+  g.total_windows = first;
+  return g;
+}
+
+cl::Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+                                     const SearchParams &p) {
+  const FhogPlan fp = plan_fhog (g.image_width, g.image_height, model_.fhog ());
+  const int nf = static_cast<int> (model_.filters.size ());
+  std::vector<std::pair<int, int>> windows;
+  int first = 0;
+  for (const PyramidLevel &l : g.levels) {
+    windows.push_back ({first, l.nx});
+    first += (l.nx / nf) * l.ny;
+  }
+  positions_ = first;
+  if (static_cast<int64_t> (positions_) * nf >= (int64_t (1) << 31))
+    return {"too many filter positions for one frame"};
+  if (cl::Error e = fhog_.geometry (dev, fp, layout, windows))
+    return e;
+  bound_cand_ = nullptr;
+  if (!gpu_schedule_) {
+    // tiles of up to kTile positions of each row of each level
+    std::vector<cl_int4> tiles;
+    for (size_t li = 0; li < g.levels.size (); li++) {
+      const int px = g.levels[li].nx / nf;
+      for (int y = 0; y < g.levels[li].ny; y++)
+        for (int x = 0; x < px; x += kTile)
+          tiles.push_back ({{static_cast<cl_int> (li), y, x, std::min (kTile, px - x)}});
+    }
+    ntiles_ = static_cast<int> (tiles.size ());
+    if (cl::Error e = cl::upload_vector (dev, &tiles_, tiles))
+      return e;
+    GPUDETECT_CL_TRY (cl::set_args (filters_.get (), fhog_.levels (), tiles_, cl_int (ntiles_), fhog_.features (),
+                                    cl_int (fp.feat_plane), coef_, thresholds_));
+  } else {
+    GPUDETECT_CL_TRY (cl::set_args (filters_.get (), fhog_.levels (), cl_int (fhog_.nlevels ()), cl_int (positions_),
+                                    fhog_.features (), cl_int (fp.feat_plane), coef_, thresholds_));
+  }
+  dev_ = &dev;
+  return parameters (p);
+}
+
+cl::Error HogFilterFamily::parameters (const SearchParams &p) {
+  if (!dev_)
+    return {};
+  const double t = p.threshold ? *p.threshold : model_.threshold;
+  std::vector<float> th;
+  for (const HogFilterModel::Filter &f : model_.filters)
+    th.push_back (float_at_least (f.bias + t));
+  GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev_->queue.get (), thresholds_.get (), CL_TRUE, 0, th.size () * sizeof (float),
+                                          th.data (), 0, nullptr, nullptr));
+  return {};
+}
+
+cl::Error HogFilterFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
+  if (bound_cand_ != frame.candidates.get ()) {
+    GPUDETECT_CL_TRY (cl::set_args_from (filters_.get (), 7, frame.candidates, frame.capacity));
+    bound_cand_ = frame.candidates.get ();
+  }
+  if (cl::Error e = fhog_.enqueue (frame.src, frame.candidates, l))
+    return e;
+  if (positions_ == 0)
+    return {};
+  if (!gpu_schedule_)
+    return l.launch (filters_.get (), round_up (std::max (ntiles_, 1), 8), 8, Phase::First);
+  const size_t local = compact_ ? kWg : 64;
+  return l.launch (filters_.get (), round_up (positions_, local), local, Phase::First);
+}
+
+std::vector<Detection> HogFilterFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
+                                                const SearchParams &p) const {
+  const int nf = static_cast<int> (model_.filters.size ());
+  std::vector<HogHit> v;
+  v.reserve (hits.size ());
+  for (const RawHit &h : hits) {
+    const int f = h.x % nf;
+    HogHit hh;
+    hh.filter = f;
+    hh.rect = hogfilter_window_rect (model_, h.level, h.x / nf, h.y);
+    // objects out of the size range asked for are left out before the
+    // suppression (0: unbounded; dlib has no such bounds)
+    if (hh.rect.width < p.min_size.width || hh.rect.height < p.min_size.height ||
+        (p.max_size.width > 0 && hh.rect.width > p.max_size.width) ||
+        (p.max_size.height > 0 && hh.rect.height > p.max_size.height))
+      continue;
+    hh.confidence = static_cast<double> (h.score) - model_.filters[f].bias;
+    v.push_back (hh);
+  }
+  std::vector<Detection> out;
+  for (const HogHit &h : hogfilter_suppress (std::move (v), model_.iou, model_.covered)) {
+    // dlib's box may reach past the frame's edges: the part inside it (the
+    // suppression above saw the whole box, as dlib's)
+    const Rect r = clip_rect (h.rect, g.image_width, g.image_height);
+    if (r.width <= 0 || r.height <= 0)
+      continue;
+    Detection d;
+    d.rect = r;
+    d.neighbors = 1;
+    d.score = static_cast<float> (h.confidence);
+    d.confidence = static_cast<float> (1.0 / (1.0 + std::exp (-h.confidence)));
+    d.label_id = 0;
+    out.push_back (d);
+  }
+  return out;
+}
+
+} // namespace
+
+Rect hogfilter_window_rect (const HogFilterModel &m, int level, int x, int y) {
+  // the saliency position dlib scans (the filter's centre cell), the window
+  // centred on it, in image pixels of the level
+  const long c = x + m.cols / 2, r = y + m.rows / 2;
+  const long left = c - m.cols / 2, top = r - m.rows / 2;
+  const long right = left + m.cols - 1, bottom = top + m.rows - 1;
+  auto to_image = [&] (long v, int pad) {
+    const long q = (v + 1 - (pad - 1) / 2) * m.cell + 1;
+    return q + (q >= 0 ? m.cell / 2 : -(m.cell / 2));
+  };
+  double l = to_image (left, m.cols), t = to_image (top, m.rows), rr = to_image (right, m.cols),
+         b = to_image (bottom, m.rows);
+  const double ratio = m.pyramid_down / (m.pyramid_down - 1.0);
+  for (int k = 0; k < level; k++) {
+    l = l * ratio + 0.3;
+    t = t * ratio + 0.3;
+    rr = rr * ratio + 0.3;
+    b = b * ratio + 0.3;
+  }
+  const long L = static_cast<long> (std::floor (l + 0.5)), T = static_cast<long> (std::floor (t + 0.5)),
+             R = static_cast<long> (std::floor (rr + 0.5)), B = static_cast<long> (std::floor (b + 0.5));
+  return {static_cast<int> (L), static_cast<int> (T), static_cast<int> (R - L + 1), static_cast<int> (B - T + 1)};
+}
+
+std::vector<HogHit> hogfilter_suppress (std::vector<HogHit> hits, double iou, double covered) {
+  std::stable_sort (hits.begin (), hits.end (),
+                    [] (const HogHit &a, const HogHit &b) { return a.confidence > b.confidence; });
+  auto area = [] (long w, long h) { return w > 0 && h > 0 ? static_cast<double> (w) * h : 0.0; };
+  auto overlaps = [&] (const Rect &a, const Rect &b) {
+    const long l = std::max (a.x, b.x), t = std::max (a.y, b.y);
+    const long r = std::min<long> (a.x + a.width, b.x + b.width), bm = std::min<long> (a.y + a.height, b.y + b.height);
+    const double inner = area (r - l, bm - t);
+    if (inner == 0)
+      return false;
+    // dlib's "union" is the bounding box of both
+    const long ul = std::min (a.x, b.x), ut = std::min (a.y, b.y);
+    const long ur = std::max<long> (a.x + a.width, b.x + b.width), ub = std::max<long> (a.y + a.height, b.y + b.height);
+    return inner / area (ur - ul, ub - ut) > iou || inner / area (a.width, a.height) > covered ||
+           inner / area (b.width, b.height) > covered;
+  };
+  std::vector<HogHit> kept;
+  for (const HogHit &h : hits) {
+    bool drop = false;
+    for (const HogHit &k : kept)
+      if (overlaps (k.rect, h.rect)) {
+        drop = true;
+        break;
+      }
+    if (!drop)
+      kept.push_back (h);
+  }
+  return kept;
+}
+
+std::unique_ptr<Family> make_hogfilter_family (HogFilterModel model) {
+  return std::make_unique<HogFilterFamily> (std::move (model));
+}
+
+} // namespace gpudetect

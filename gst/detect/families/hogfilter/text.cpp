@@ -1,0 +1,270 @@
+// The filter model's file (models/README.md): a header of "key value..."
+// lines, then each filter as a line "filter BIAS" followed by 31 x rows lines
+// of `cols` coefficients.  Sizes are checked against their caps before
+// anything is allocated, and a line is split into at most one token more
+// than it may hold, so that any input costs time and memory in proportion to
+// its size.
+#include "model.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace gpudetect {
+
+namespace {
+
+constexpr char kMagic[] = "gpudetect-hogfilter";
+constexpr int kVersion = 1;
+
+struct Token {
+  std::string text;
+  size_t column = 0; // 1-based
+};
+
+bool is_space (char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+struct Lines {
+  const std::string &text;
+  size_t at = 0;
+  int number = 0;
+  // The next line that is neither empty nor a comment, cut into at most
+  // `max` tokens (the last holds the rest) at spaces, tabs and carriage
+  // returns (so that a CRLF file reads as an LF one, and a value never ends
+  // in a CR the writer could not write back); false at the end.
+  bool next (std::vector<Token> *tokens, size_t max) {
+    while (at < text.size ()) {
+      size_t end = text.find ('\n', at);
+      if (end == std::string::npos)
+        end = text.size ();
+      std::string line = text.substr (at, end - at);
+      at = end + 1;
+      number++;
+      tokens->clear ();
+      size_t i = 0;
+      while (i < line.size ()) {
+        while (i < line.size () && is_space (line[i]))
+          i++;
+        if (i >= line.size () || (tokens->empty () && line[i] == '#'))
+          break;
+        size_t j = i;
+        if (tokens->size () + 1 == max)
+          j = line.find_last_not_of (" \t\r") + 1;
+        else
+          while (j < line.size () && !is_space (line[j]))
+            j++;
+        tokens->push_back ({line.substr (i, j - i), i + 1});
+        i = j;
+      }
+      if (!tokens->empty ())
+        return true;
+    }
+    return false;
+  }
+};
+
+std::string quoted (const std::string &s) {
+  if (s.size () <= 64)
+    return "'" + s + "'";
+  size_t n = 64;
+  while (n > 0 && (static_cast<unsigned char> (s[n]) & 0xC0) == 0x80)
+    n--;
+  return "'" + s.substr (0, n) + "...'";
+}
+
+bool to_double (const std::string &t, double *v) {
+  const char *b = t.data (), *e = t.data () + t.size ();
+  if (b != e && *b == '+')
+    b++;
+  if (b == e || (*b != '-' && *b != '.' && (*b < '0' || *b > '9')))
+    return false;
+  const auto r = std::from_chars (b, e, *v, std::chars_format::general);
+  return r.ec == std::errc () && r.ptr == e && std::isfinite (*v);
+}
+
+bool to_int (const std::string &t, long long lo, long long hi, int *v) {
+  const char *b = t.data (), *e = t.data () + t.size ();
+  if (b != e && *b == '+')
+    b++;
+  long long x = 0;
+  const auto r = std::from_chars (b, e, x);
+  if (b == e || r.ec != std::errc () || r.ptr != e || x < lo || x > hi)
+    return false;
+  *v = static_cast<int> (x);
+  return true;
+}
+
+std::string number_text (double v) {
+  char b[40];
+  std::snprintf (b, sizeof b, "%.17g", v);
+  return b;
+}
+std::string float_text (float v) {
+  char b[32];
+  std::snprintf (b, sizeof b, "%.9g", static_cast<double> (v));
+  return b;
+}
+
+} // namespace
+
+bool is_hogfilter_text (const std::string &text) {
+  const size_t n = std::strlen (kMagic);
+  return text.compare (0, n, kMagic) == 0 && (text.size () == n || text[n] == ' ' || text[n] == '\t' ||
+                                              text[n] == '\r' || text[n] == '\n');
+}
+
+std::string parse_hogfilter (const std::string &text, HogFilterModel *out) {
+  Lines in{text};
+  std::vector<Token> t;
+  auto at = [&] (const Token &k) {
+    return "line " + std::to_string (in.number) + ", column " + std::to_string (k.column) + ": ";
+  };
+  auto line_at = [&] () { return "line " + std::to_string (in.number) + ": "; };
+  if (!in.next (&t, 3) || t[0].text != kMagic)
+    return "line 1: the first line must be '" + std::string (kMagic) + " " + std::to_string (kVersion) + "'";
+  int version = 0;
+  if (t.size () != 2 || !to_int (t[1].text, 0, 1 << 30, &version) || version != kVersion)
+    return at (t.size () > 1 ? t[1] : t[0]) + "version " + (t.size () > 1 ? quoted (t[1].text) : "(none)") +
+           " is not supported (this gpudetect reads version " + std::to_string (kVersion) + ")";
+  HogFilterModel m;
+  int nfilters = -1;
+  bool have_size = false;
+  // the header, up to the first filter
+  for (;;) {
+    if (!in.next (&t, 4))
+      return "the file ends before its first filter (line " + std::to_string (in.number) + ")";
+    const std::string &key = t[0].text;
+    if (key == "filter")
+      break;
+    auto want = [&] (size_t n) -> std::string {
+      if (t.size () != n + 1)
+        return line_at () + "'" + key + "' takes " + std::to_string (n) + " value" + (n > 1 ? "s" : "");
+      return {};
+    };
+    std::string e;
+    if (key == "name") {
+      if (t.size () < 2)
+        return line_at () + "'name' takes a value";
+      m.name = t[1].text;
+      for (size_t k = 2; k < t.size (); k++)
+        m.name += " " + t[k].text;
+      if (m.name.size () > 256)
+        return at (t[1]) + "the name is longer than 256 bytes";
+    } else if (key == "features") {
+      if (!(e = want (1)).empty ())
+        return e;
+      if (t[1].text != "fhog31")
+        return at (t[1]) + "features " + quoted (t[1].text) + " are not supported (only 'fhog31')";
+    } else if (key == "cell") {
+      if (!(e = want (1)).empty ())
+        return e;
+      if (!to_int (t[1].text, 1, 64, &m.cell))
+        return at (t[1]) + "the cell size must be an integer";
+      if (m.cell != 8)
+        return at (t[1]) + "cells of " + t[1].text + " pixels are not supported (only 8)";
+    } else if (key == "pyramid-down") {
+      if (!(e = want (1)).empty ())
+        return e;
+      if (!to_int (t[1].text, 4, 20, &m.pyramid_down))
+        return at (t[1]) + "pyramid-down must be an integer from 4 to 20 (dlib's pyramid_down<N>)";
+    } else if (key == "min-level") {
+      if (!(e = want (2)).empty ())
+        return e;
+      for (int k = 0; k < 2; k++)
+        if (!to_int (t[1 + k].text, 8, kHogMaxMinLevel, k ? &m.min_level_height : &m.min_level_width))
+          return at (t[1 + k]) + "min-level sizes must be integers from 8 to " + std::to_string (kHogMaxMinLevel);
+    } else if (key == "max-levels") {
+      if (!(e = want (1)).empty ())
+        return e;
+      if (!to_int (t[1].text, 1, kHogMaxLevels, &m.max_levels))
+        return at (t[1]) + "max-levels must be an integer from 1 to " + std::to_string (kHogMaxLevels);
+    } else if (key == "filter-size") {
+      if (!(e = want (2)).empty ())
+        return e;
+      for (int k = 0; k < 2; k++)
+        if (!to_int (t[1 + k].text, 1, kHogMaxFilterSide, k ? &m.cols : &m.rows))
+          return at (t[1 + k]) + "filter sizes must be integers from 1 to " + std::to_string (kHogMaxFilterSide) +
+                 " (cells)";
+      have_size = true;
+    } else if (key == "overlap") {
+      if (!(e = want (2)).empty ())
+        return e;
+      for (int k = 0; k < 2; k++) {
+        double v = 0;
+        if (!to_double (t[1 + k].text, &v) || v < 0 || v > 1)
+          return at (t[1 + k]) + "overlap thresholds must be numbers from 0 to 1";
+        (k ? m.covered : m.iou) = v;
+      }
+    } else if (key == "threshold") {
+      if (!(e = want (1)).empty ())
+        return e;
+      if (!to_double (t[1].text, &m.threshold) || std::fabs (m.threshold) > kHogMaxCoef)
+        return at (t[1]) + "the threshold must be a number of at most 1e6 in magnitude";
+    } else if (key == "filters") {
+      if (!(e = want (1)).empty ())
+        return e;
+      if (!to_int (t[1].text, 1, kHogMaxFilters, &nfilters))
+        return at (t[1]) + "filters must be an integer from 1 to " + std::to_string (kHogMaxFilters);
+    } else {
+      return at (t[0]) + "unknown key " + quoted (key);
+    }
+  }
+  if (!have_size)
+    return line_at () + "'filter-size ROWS COLS' must come before the first filter";
+  if (nfilters < 0)
+    return line_at () + "'filters N' must come before the first filter";
+  const size_t lines = static_cast<size_t> (kFhogDims) * m.rows;
+  for (int f = 0; f < nfilters; f++) {
+    if (f > 0 && !in.next (&t, 3))
+      return "the file ends after " + std::to_string (f) + " of its " + std::to_string (nfilters) + " filters";
+    if (t[0].text != "filter")
+      return at (t[0]) + "expected 'filter BIAS' (filter " + std::to_string (f) + "), found " + quoted (t[0].text);
+    HogFilterModel::Filter fl;
+    if (t.size () != 2 || !to_double (t[1].text, &fl.bias) || std::fabs (fl.bias) > kHogMaxCoef)
+      return (t.size () > 1 ? at (t[1]) : line_at ()) + "a filter's bias must be a number of at most 1e6 in magnitude";
+    fl.coef.reserve (lines * m.cols);
+    for (size_t r = 0; r < lines; r++) {
+      if (!in.next (&t, static_cast<size_t> (m.cols) + 1))
+        return "the file ends in filter " + std::to_string (f) + " (line " + std::to_string (in.number) + ")";
+      if (t.size () != static_cast<size_t> (m.cols))
+        return line_at () + "filter " + std::to_string (f) + ", dimension " + std::to_string (r / m.rows) + ", row " +
+               std::to_string (r % m.rows) + ": " + std::to_string (m.cols) + " coefficients expected, found " +
+               (t.size () > static_cast<size_t> (m.cols) ? "more" : std::to_string (t.size ()));
+      for (const Token &k : t) {
+        double v = 0;
+        if (!to_double (k.text, &v) || std::fabs (v) > kHogMaxCoef)
+          return at (k) + quoted (k.text) + " is not a coefficient (a number of at most 1e6 in magnitude)";
+        fl.coef.push_back (static_cast<float> (v));
+      }
+    }
+    m.filters.push_back (std::move (fl));
+  }
+  if (in.next (&t, 2))
+    return at (t[0]) + "unexpected " + quoted (t[0].text) + " after the last filter";
+  *out = std::move (m);
+  return {};
+}
+
+std::string write_hogfilter (const HogFilterModel &m) {
+  std::string s = std::string (kMagic) + " " + std::to_string (kVersion) + "\n";
+  if (!m.name.empty ())
+    s += "name " + m.name + "\n";
+  s += "features fhog31\n";
+  s += "cell " + std::to_string (m.cell) + "\n";
+  s += "pyramid-down " + std::to_string (m.pyramid_down) + "\n";
+  s += "min-level " + std::to_string (m.min_level_width) + " " + std::to_string (m.min_level_height) + "\n";
+  s += "max-levels " + std::to_string (m.max_levels) + "\n";
+  s += "filter-size " + std::to_string (m.rows) + " " + std::to_string (m.cols) + "\n";
+  s += "overlap " + number_text (m.iou) + " " + number_text (m.covered) + "\n";
+  s += "threshold " + number_text (m.threshold) + "\n";
+  s += "filters " + std::to_string (m.filters.size ()) + "\n";
+  for (const HogFilterModel::Filter &f : m.filters) {
+    s += "filter " + number_text (f.bias) + "\n";
+    for (size_t i = 0; i < f.coef.size (); i++)
+      s += float_text (f.coef[i]) + ((i + 1) % m.cols == 0 ? "\n" : " ");
+  }
+  return s;
+}
+
+} // namespace gpudetect

@@ -1,0 +1,435 @@
+/* Felzenszwalb's 31-dimensional HOG (FHOG) exactly as dlib computes it
+ * (dlib/image_transforms/fhog.h, extract_fhog_features with 8-pixel cells),
+ * over dlib's pyramid_down<N> image pyramid (image_pyramid.h, interpolation.h:
+ * resize_image of 8-bit grey images), and linear filters correlated with it
+ * (scan_fhog_pyramid's detection).
+ *
+ * Every value is computed with the operations dlib's x86-64 build performs,
+ * in the same order (SSE2 lanes included): the host gives the resampling
+ * tables (gst/detect/families/hogfilter/fhog.cpp), FP_CONTRACT is off (no fused
+ * multiply-adds), and the host adds -cl-fp32-correctly-rounded-divide-sqrt
+ * where the device offers it.
+ *
+ * Level descriptors, int16 (fhog.h: FhogLevel):
+ *   s0: width, height, pixel offset, cells down, cells across, cell offset,
+ *       visible rows, visible columns (dlib's visible_nr, visible_nc)
+ *   s8: first column of dlib's scalar gradient loop, feature rows, feature
+ *       columns (padded), feature offset, first cell item, first feature
+ *       item, first window, windows across (positions x filters)
+ * Build options: -D HOG_CELL=<cell size> -D HOG_FH=<filter rows>
+ *   -D HOG_FW=<filter columns> -D HOG_PR=<row padding> -D HOG_PC=<column
+ *   padding> -D HOG_NF=<filters> [-D HOG_FP64]
+ */
+#pragma OPENCL FP_CONTRACT OFF
+#ifdef HOG_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define HOG_DIMS 31
+#define HOG_CELL_FLOATS 20 /* 18 bins, the energy, one unused */
+
+/* The level of an item, from the levels' first items (component k of their
+ * descriptors). */
+inline int hog_level_of (__global const int16 *lv, int nlevels, int gid, int k)
+{
+  int l = 0;
+  while (l + 1 < nlevels && ((__global const int *) (lv + l + 1))[k] <= gid)
+    l++;
+  return l;
+}
+
+/* --- the pyramid --- */
+
+/* Level 0: the luma of the frame (grey planes as they are, 4-byte RGB with
+ * OpenCV's BT.601 weights, pyramid.cl); resets the candidates. */
+__kernel void
+hog_luma (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, int width, int height,
+          __global uchar *pix, __global uint *cand)
+{
+  const int gid = get_global_id (0);
+  if (gid == 0)
+    candidates_reset (cand);
+  if (gid >= width * height)
+    return;
+  const int y = gid / width, x = gid - y * width;
+  pix[gid] = (uchar) luma (src + (size_t) y * src_stride + (size_t) x * src_bpp, src_bpp, rgb);
+}
+
+/* One level from the one before: dlib's resize_image of an 8-bit grey image
+ * with bilinear interpolation.  rows: per output row int4 (top, bottom,
+ * bits of (float) tb, bits of (float) (1 - tb)), and tb itself (double, where
+ * the device has it); cols: per output column int4 (left, right, bits of the
+ * float fraction, 1 where dlib's 4-lane loop computes it, 0 for its scalar
+ * tail). */
+__kernel void
+hog_down (__global uchar *pix, int src_off, int src_w, int dst_off, int dst_w, int dst_h,
+          __global const int4 *rows,
+#ifdef HOG_FP64
+          __global const double *rows_tb,
+#else
+          __global const float *rows_tb,
+#endif
+          __global const int4 *cols)
+{
+  const int gid = get_global_id (0);
+  if (gid >= dst_w * dst_h)
+    return;
+  const int r = gid / dst_w, c = gid - r * dst_w;
+  const int4 ro = rows[r], co = cols[c];
+  __global const uchar *top = pix + src_off + (size_t) ro.x * src_w;
+  __global const uchar *bot = pix + src_off + (size_t) ro.y * src_w;
+  const float tl = top[co.x], tr = top[co.y], bl = bot[co.x], br = bot[co.y];
+  const float lr = as_float (co.z);
+  uchar out;
+  if (co.w) {
+    /* the 4-lane loop: float weights, ((tl + tr) + bl) + br, (T) (v + 0.5) */
+    const float tbf = as_float (ro.z), itbf = as_float (ro.w), ilr = 1.0f - lr;
+    const float v = (itbf * ilr) * tl + (itbf * lr) * tr + (tbf * ilr) * bl + (tbf * lr) * br;
+    const float f = floor (v);
+    out = (uchar) min (f + (v - f >= 0.5f ? 1.0f : 0.0f), 255.0f);
+  } else {
+    /* the scalar tail: (1 - tb) * (...) + tb * (...) in double, to float,
+     * truncated */
+    const float a = (1.0f - lr) * tl + lr * tr, b = (1.0f - lr) * bl + lr * br;
+#ifdef HOG_FP64
+    const double tb = rows_tb[r];
+    const float v = (float) ((1.0 - tb) * (double) a + tb * (double) b);
+#else
+    const float tb = rows_tb[r];
+    const float v = (1.0f - tb) * a + tb * b;
+#endif
+    out = (uchar) clamp (v, 0.0f, 255.0f);
+  }
+  pix[dst_off + gid] = out;
+}
+
+/* --- FHOG --- */
+
+/* The gradient of level pixel (y, x) snapped to one of 18 orientations, and
+ * its length. */
+inline int hog_orientation (__global const uchar *p, int w, int y, int x, float *v)
+{
+  const int gx = (int) p[y * w + x + 1] - (int) p[y * w + x - 1];
+  const int gy = (int) p[(y + 1) * w + x] - (int) p[(y - 1) * w + x];
+  const float fx = (float) gx, fy = (float) gy;
+  *v = sqrt ((float) (gx * gx + gy * gy));
+  const float d0[9] = {1.0000f, 0.9397f, 0.7660f, 0.500f, 0.1736f, -0.1736f, -0.5000f, -0.7660f, -0.9397f};
+  const float d1[9] = {0.0000f, 0.3420f, 0.6428f, 0.8660f, 0.9848f, 0.9848f, 0.8660f, 0.6428f, 0.3420f};
+  float best = 0.0f;
+  int o = 0;
+  /* dlib's 8-lane loop's selects (its scalar loop's if / else if picks the
+   * same) */
+  for (int k = 0; k < 9; k++) {
+    const float dot = fx * d0[k] + fy * d1[k];
+    const int c1 = dot > best;
+    best = c1 ? dot : best;
+    o = c1 ? k : o;
+    const int c2 = -dot > best;
+    best = c2 ? -dot : best;
+    o = c2 ? k + 9 : o;
+  }
+  return o;
+}
+
+/* One work-item per pixel of every level: its gradient's orientation and
+ * length, where dlib computes them (inside the visible rows and columns),
+ * for hog_cells, whose every pixel votes into 4 cells. */
+__kernel void
+hog_gradients (__global const uchar *pix, __global const int16 *levels, int nlevels, int npixels,
+               __global float *grad_len, __global uchar *grad_o)
+{
+  const int gid = get_global_id (0);
+  if (gid >= npixels)
+    return;
+  const int l = hog_level_of (levels, nlevels, gid, 2);
+  const int16 d = levels[l];
+  const int i = gid - d.s2, y = i / d.s0, x = i - y * d.s0;
+  if (y < 1 || x < 1 || y >= d.s6 || x >= d.s7)
+    return;
+  float v;
+  grad_o[gid] = (uchar) hog_orientation (pix + d.s2, d.s0, y, x, &v);
+  grad_len[gid] = v;
+}
+
+/* CPU schedule of the same: a work-item per row of a level (rows: int2
+ * level, row), along the row. */
+__kernel void
+hog_gradients_rows (__global const uchar *pix, __global const int16 *levels, __global const int2 *rows, int nrows,
+                    __global float *grad_len, __global uchar *grad_o)
+{
+  const int gid = get_global_id (0);
+  if (gid >= nrows)
+    return;
+  const int2 r = rows[gid];
+  const int16 d = levels[r.x];
+  const int y = r.y;
+  __global const uchar *p = pix + d.s2;
+  __global float *gl = grad_len + d.s2 + (size_t) y * d.s0;
+  __global uchar *go = grad_o + d.s2 + (size_t) y * d.s0;
+  for (int x = 1; x < d.s7; x++) {
+    float v;
+    go[x] = (uchar) hog_orientation (p, d.s0, y, x, &v);
+    gl[x] = v;
+  }
+}
+
+/* One work-item per cell of every level: its 18-bin histogram, each pixel's
+ * bilinear vote added in dlib's order (the pixels in raster order), and its
+ * energy (the sum over 9 orientations of the squared sum of both signs). */
+__kernel void
+hog_cells (__global const float *grad_len, __global const uchar *grad_o, __global const int16 *levels, int nlevels,
+           int ncells, __global float *cells)
+{
+  const int gid = get_global_id (0);
+  if (gid >= ncells)
+    return;
+  const int l = hog_level_of (levels, nlevels, gid, 12);
+  const int16 d = levels[l];
+  const int i = gid - d.sc, cy = i / d.s4, cx = i - cy * d.s4;
+  __global const float *gl = grad_len + d.s2;
+  __global const uchar *go = grad_o + d.s2;
+  const int w = d.s0, vnr = d.s6, vnc = d.s7, simd_end = d.s8;
+  float h[18];
+  for (int k = 0; k < 18; k++)
+    h[k] = 0.0f;
+  const int y0 = max (1, HOG_CELL * cy - HOG_CELL / 2), y1 = min (vnr - 1, HOG_CELL * cy + HOG_CELL + HOG_CELL / 2 - 1);
+  const int x0 = max (1, HOG_CELL * cx - HOG_CELL / 2), x1 = min (vnc - 1, HOG_CELL * cx + HOG_CELL + HOG_CELL / 2 - 1);
+  for (int y = y0; y <= y1; y++) {
+    const float yp = ((float) y + 0.5f) / (float) HOG_CELL - 0.5f;
+    const int iyp = (int) floor (yp);
+    const float vy0 = yp - (float) iyp, vy1 = 1.0f - vy0;
+    const float vy = iyp == cy ? vy1 : vy0;
+    for (int x = x0; x <= x1; x++) {
+      const float xp = ((float) x + 0.5f) / (float) HOG_CELL - 0.5f;
+      const int ixp = (int) floor (xp);
+      const float vx0 = xp - (float) ixp, vx1 = 1.0f - vx0;
+      const float vx = ixp == cx ? vx1 : vx0;
+      const float v = gl[y * w + x];
+      const int o = go[y * w + x];
+      /* the 8-lane loop: vy * (vx * v); the scalar tail: (vy * vx) * v */
+      h[o] += x < simd_end ? vy * (vx * v) : (vy * vx) * v;
+    }
+  }
+  __global float *out = cells + (size_t) (d.s5 + i) * HOG_CELL_FLOATS;
+  float e = 0.0f;
+  for (int k = 0; k < 9; k++)
+    e += (h[k] + h[k + 9]) * (h[k] + h[k + 9]);
+  for (int k = 0; k < 18; k++)
+    out[k] = h[k];
+  out[18] = e;
+}
+
+/* CPU schedule of the same: a work-item per row of cells of a level (rows:
+ * int2 level, cell row), walking the pixels that vote into it in raster
+ * order as dlib does (each pixel read by the 2 cell rows it votes into
+ * rather than by its 4 cells), the row's bins in place in `cells`. */
+__kernel void
+hog_cells_rows (__global const float *grad_len, __global const uchar *grad_o, __global const int16 *levels,
+                __global const int2 *rows, int nrows, __global float *cells)
+{
+  const int gid = get_global_id (0);
+  if (gid >= nrows)
+    return;
+  const int2 r = rows[gid];
+  const int16 d = levels[r.x];
+  const int cy = r.y, nc = d.s4, w = d.s0, vnr = d.s6, vnc = d.s7, simd_end = d.s8;
+  __global float *h = cells + ((size_t) d.s5 + (size_t) cy * nc) * HOG_CELL_FLOATS;
+  for (int i = 0; i < nc * HOG_CELL_FLOATS; i++)
+    h[i] = 0.0f;
+  __global const float *gl = grad_len + d.s2;
+  __global const uchar *go = grad_o + d.s2;
+  const int y0 = max (1, HOG_CELL * cy - HOG_CELL / 2), y1 = min (vnr - 1, HOG_CELL * cy + HOG_CELL + HOG_CELL / 2 - 1);
+  for (int y = y0; y <= y1; y++) {
+    const float yp = ((float) y + 0.5f) / (float) HOG_CELL - 0.5f;
+    const int iyp = (int) floor (yp);
+    const float vy0 = yp - (float) iyp, vy1 = 1.0f - vy0;
+    const float vy = iyp == cy ? vy1 : vy0;
+    for (int x = 1; x < vnc; x++) {
+      const float xp = ((float) x + 0.5f) / (float) HOG_CELL - 0.5f;
+      const int ixp = (int) floor (xp);
+      const float vx0 = xp - (float) ixp, vx1 = 1.0f - vx0;
+      const float v = gl[y * w + x];
+      const int o = go[y * w + x];
+      const int lanes = x < simd_end;
+      if (ixp >= 0)
+        h[ixp * HOG_CELL_FLOATS + o] += lanes ? vy * (vx1 * v) : (vy * vx1) * v;
+      if (ixp + 1 < nc)
+        h[(ixp + 1) * HOG_CELL_FLOATS + o] += lanes ? vy * (vx0 * v) : (vy * vx0) * v;
+    }
+  }
+  for (int c = 0; c < nc; c++) {
+    __global float *b = h + c * HOG_CELL_FLOATS;
+    float e = 0.0f;
+    for (int k = 0; k < 9; k++)
+      e += (b[k] + b[k + 9]) * (b[k] + b[k + 9]);
+    b[18] = e;
+  }
+}
+
+/* SSE2's horizontal sum, as dlib's sum (simd4f): (a0 + a2) + (a1 + a3). */
+inline float hog_sum4 (float4 a) { return (a.x + a.z) + (a.y + a.w); }
+
+/* One work-item per feature position of every level (the padded planes):
+ * the 31 features, or zeros in the padding. */
+__kernel void
+hog_features (__global const int16 *levels, int nlevels, int nitems, __global const float *cells,
+              __global float *feats, int plane)
+{
+  const int gid = get_global_id (0);
+  if (gid >= nitems)
+    return;
+  const int l = hog_level_of (levels, nlevels, gid, 13);
+  const int16 d = levels[l];
+  const int i = gid - d.sd, fy = i / d.sa, fx = i - fy * d.sa;
+  __global float *out = feats + d.sb + i;
+  const int y = fy - (HOG_PR - 1) / 2, x = fx - (HOG_PC - 1) / 2;
+  const int hog_nr = d.s3 - 2, hog_nc = d.s4 - 2;
+  if (y < 0 || x < 0 || y >= hog_nr || x >= hog_nc) {
+    for (int k = 0; k < HOG_DIMS; k++)
+      out[(size_t) k * plane] = 0.0f;
+    return;
+  }
+  __global const float *c = cells + (size_t) d.s5 * HOG_CELL_FLOATS;
+  const int nc = d.s4;
+#define N(r, q) c[((size_t) (r) * nc + (q)) * HOG_CELL_FLOATS + 18]
+  const float4 z1 = (float4) (N (y + 1, x + 1), N (y, x + 1), N (y + 1, x), N (y, x));
+  const float4 z2 = (float4) (N (y + 1, x + 2), N (y, x + 2), N (y + 1, x + 1), N (y, x + 1));
+  const float4 z3 = (float4) (N (y + 2, x + 1), N (y + 1, x + 1), N (y + 2, x), N (y + 1, x));
+  const float4 z4 = (float4) (N (y + 2, x + 2), N (y + 1, x + 2), N (y + 2, x + 1), N (y + 1, x + 1));
+#undef N
+  const float4 nn = 0.2f * sqrt (z1 + z2 + z3 + z4 + 0.0001f);
+  const float4 n = 0.1f / nn;
+  __global const float *h = c + ((size_t) (y + 1) * nc + (x + 1)) * HOG_CELL_FLOATS;
+  float4 t = 0.0f;
+  for (int o = 0; o < 18; o += 3) {
+    const float4 h0 = fmin ((float4) h[o], nn) * n;
+    const float4 h1 = fmin ((float4) h[o + 1], nn) * n;
+    const float4 h2 = fmin ((float4) h[o + 2], nn) * n;
+    out[(size_t) o * plane] = hog_sum4 (h0);
+    out[(size_t) (o + 1) * plane] = hog_sum4 (h1);
+    out[(size_t) (o + 2) * plane] = hog_sum4 (h2);
+    t += h0 + h1 + h2;
+  }
+  t *= 0.4714f;
+  for (int o = 0; o < 9; o++) {
+    const float4 h0 = fmin ((float4) (h[o] + h[o + 9]), nn) * n;
+    out[(size_t) (o + 18) * plane] = hog_sum4 (h0);
+  }
+  out[(size_t) 27 * plane] = t.x;
+  out[(size_t) 28 * plane] = t.y;
+  out[(size_t) 29 * plane] = t.z;
+  out[(size_t) 30 * plane] = t.w;
+}
+
+/* --- linear filters, direct correlation --- */
+
+/* One work-item per window position of every level: every filter's
+ * correlation with the features under it (dimension by dimension, row by
+ * row; each feature read once for all filters: coef holds the filters'
+ * coefficients interleaved, HOG_NF for each feature offset), a candidate
+ * where it reaches the filter's threshold.  The window
+ * index counts positions x filters (position * HOG_NF + filter).
+ * HOG_COMPACT: work-groups of WGF lanes append each filter's candidates in
+ * lane order through the shared compaction (compact.cl's wg_rank, one atomic
+ * per work-group and filter); else one atomic per candidate. */
+#ifdef HOG_COMPACT
+__kernel __attribute__ ((reqd_work_group_size (WGF, 1, 1))) void
+#else
+__kernel void
+#endif
+hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global const float *feats, int plane,
+             __global const float *coef, __global const float *thresholds, __global uint *cand, uint capacity)
+{
+  const int gid = get_global_id (0);
+  const int live = gid < nwindows;
+  const int l = live ? hog_level_of (levels, nlevels, gid, 14) : 0;
+  const int16 d = levels[l];
+  const int px = max (d.sf / HOG_NF, 1); /* positions across */
+  const int i = gid - d.se, wy = i / px, wx = i - wy * px;
+  __global const float *base = feats + d.sb + (live ? wy * d.sa + wx : 0);
+#ifdef HOG_COMPACT
+  __local int scratch[WGF];
+  __local uint sbase;
+  const int lid = get_local_id (0);
+#endif
+  float acc[HOG_NF];
+  for (int f = 0; f < HOG_NF; f++)
+    acc[f] = 0.0f;
+  if (live) {
+    __global const float *k = coef;
+    for (int dim = 0; dim < HOG_DIMS; dim++) {
+      __global const float *q = base + (size_t) dim * plane;
+      for (int m = 0; m < HOG_FH; m++)
+        for (int n = 0; n < HOG_FW; n++) {
+          const float x = q[m * d.sa + n];
+          for (int f = 0; f < HOG_NF; f++)
+            acc[f] += k[f] * x;
+          k += HOG_NF;
+        }
+    }
+  }
+  for (int f = 0; f < HOG_NF; f++) {
+    const float s = acc[f];
+    const int keep = live && s >= thresholds[f];
+    const uint win = (uint) (d.se * HOG_NF + i * HOG_NF + f);
+#ifdef HOG_COMPACT
+    int total;
+    const int rank = wg_rank (keep, lid, scratch, &total);
+    if (lid == 0)
+      sbase = total ? atomic_add (&cand[0], (uint) total) : 0u;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (keep)
+      candidate_put (cand, sbase + (uint) rank, capacity, win, s);
+    barrier (CLK_LOCAL_MEM_FENCE);
+#else
+    if (keep)
+      candidate_emit (cand, capacity, win, s);
+#endif
+  }
+}
+
+/* CPU schedule of the same: a work-item per tile of up to HOG_TILE positions
+ * of a row of a level (tiles: int4 level, row, first column, columns), the
+ * positions side by side in the innermost loop, so that a compiler
+ * vectorises it; each position and filter still adds its terms in the same
+ * order as hog_filters, so the scores are the same to the bit. */
+#ifndef HOG_TILE
+#define HOG_TILE 64
+#endif
+__kernel void
+hog_filters_rows (__global const int16 *levels, __global const int4 *tiles, int ntiles, __global const float *feats,
+                  int plane, __global const float *coef, __global const float *thresholds, __global uint *cand,
+                  uint capacity)
+{
+  const int gid = get_global_id (0);
+  if (gid >= ntiles)
+    return;
+  const int4 t = tiles[gid];
+  const int16 d = levels[t.x];
+  const int cols = t.w;
+  float acc[HOG_NF][HOG_TILE];
+  for (int f = 0; f < HOG_NF; f++)
+    for (int x = 0; x < HOG_TILE; x++)
+      acc[f][x] = 0.0f;
+  __global const float *base = feats + d.sb + t.y * d.sa + t.z;
+  __global const float *k = coef;
+  for (int dim = 0; dim < HOG_DIMS; dim++) {
+    __global const float *q = base + (size_t) dim * plane;
+    for (int m = 0; m < HOG_FH; m++) {
+      __global const float *row = q + m * d.sa;
+      for (int n = 0; n < HOG_FW; n++) {
+        for (int f = 0; f < HOG_NF; f++) {
+          const float c = k[f];
+          for (int x = 0; x < cols; x++)
+            acc[f][x] += c * row[x + n];
+        }
+        k += HOG_NF;
+      }
+    }
+  }
+  const int px = max (d.sf / HOG_NF, 1);
+  for (int x = 0; x < cols; x++)
+    for (int f = 0; f < HOG_NF; f++)
+      if (acc[f][x] >= thresholds[f])
+        candidate_emit (cand, capacity, (uint) ((d.se + t.y * px + t.z + x) * HOG_NF + f), acc[f][x]);
+}

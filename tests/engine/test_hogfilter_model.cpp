@@ -1,0 +1,121 @@
+// The linear HOG filter model's file: a written model reads back identical;
+// malformed files are refused with a message naming the line and column;
+// every size is checked against its cap.
+#include "check.h"
+
+#include "families/hogfilter/model.h"
+
+#include <cstring>
+
+using namespace gpudetect;
+
+namespace {
+
+HogFilterModel small_model () {
+  HogFilterModel m;
+  m.name = "two filters";
+  m.rows = 2;
+  m.cols = 3;
+  m.iou = 0.330082;
+  m.covered = 0.788571;
+  m.threshold = -0.25;
+  for (int f = 0; f < 2; f++) {
+    HogFilterModel::Filter fl;
+    fl.bias = 3.2745 + f;
+    for (int i = 0; i < kFhogDims * m.rows * m.cols; i++)
+      fl.coef.push_back (static_cast<float> ((i * 37 + f * 11) % 101) / 97.0f - 0.5f);
+    m.filters.push_back (fl);
+  }
+  return m;
+}
+
+// The model's text with `from` replaced by `to` (first occurrence).
+std::string edited (const std::string &from, const std::string &to) {
+  std::string s = write_hogfilter (small_model ());
+  const size_t at = s.find (from);
+  if (at == std::string::npos)
+    return "(not found: " + from + ")";
+  return s.replace (at, from.size (), to);
+}
+
+void expect_error (const std::string &text, const std::string &what) {
+  HogFilterModel m;
+  m.name = "untouched";
+  const std::string e = parse_hogfilter (text, &m);
+  CHECK_MSG (!e.empty () && e.find (what) != std::string::npos, "expected an error with '%s', got '%s'", what.c_str (),
+             e.c_str ());
+  CHECK (m.name == "untouched" && m.filters.empty ());
+}
+
+} // namespace
+
+int main () {
+  // round trip
+  const HogFilterModel m = small_model ();
+  const std::string text = write_hogfilter (m);
+  CHECK (is_hogfilter_text (text));
+  CHECK (!is_hogfilter_text ("gpudetect-forest 1\n"));
+  CHECK (!is_hogfilter_text ("gpudetect-hogfilterx 1\n"));
+  HogFilterModel back;
+  const std::string err = parse_hogfilter (text, &back);
+  CHECK_MSG (err.empty (), "%s", err.c_str ());
+  CHECK (back.name == m.name && back.rows == 2 && back.cols == 3 && back.iou == m.iou && back.covered == m.covered &&
+         back.threshold == m.threshold && back.cell == 8 && back.pyramid_down == 6 && back.min_level_width == 64 &&
+         back.max_levels == 1000);
+  CHECK (back.filters.size () == 2);
+  for (size_t f = 0; f < back.filters.size (); f++) {
+    CHECK (back.filters[f].bias == m.filters[f].bias);
+    CHECK (back.filters[f].coef == m.filters[f].coef);
+  }
+  CHECK (write_hogfilter (back) == text);
+  // CRLF line ends, comments and blank lines read the same
+  std::string crlf;
+  for (char c : text)
+    crlf += c == '\n' ? std::string ("\r\n\n# a comment\r\n") : std::string (1, c);
+  HogFilterModel b2;
+  const std::string e2 = parse_hogfilter (crlf, &b2);
+  CHECK_MSG (e2.empty (), "%s", e2.c_str ());
+  CHECK (write_hogfilter (b2) == text);
+
+  // errors name the line and column
+  expect_error ("gpudetect-hogfilter 2\n", "line 1, column 21: version '2' is not supported");
+  expect_error ("something else\n", "line 1: the first line must be 'gpudetect-hogfilter 1'");
+  expect_error (edited ("cell 8", "cell 6"), "line 4, column 6: cells of 6 pixels are not supported (only 8)");
+  expect_error (edited ("features fhog31", "features hog36"), "line 3, column 10: features 'hog36'");
+  expect_error (edited ("filter-size 2 3", "filter-size 2 65"), "line 8, column 15: filter sizes must be integers");
+  expect_error (edited ("filters 2", "filters 65"), "filters must be an integer from 1 to 64");
+  expect_error (edited ("overlap 0.3", "overlap 1.3"), "line 9, column 9: overlap thresholds");
+  expect_error (edited ("max-levels 1000", "max-levels 1001"), "max-levels must be an integer from 1 to 1000");
+  expect_error (edited ("pyramid-down 6", "pyramid-down 2"), "pyramid-down must be an integer from 4 to 20");
+  expect_error (edited ("name two filters\n", "colour blue\n"), "line 2, column 1: unknown key 'colour'");
+  expect_error (edited ("filter 3.2745", "filter x"), "line 12, column 8: a filter's bias");
+  expect_error (edited ("filters 2", "filters 3"), "the file ends after 2 of its 3 filters");
+  {
+    // a coefficient that is not a number: line 14 (the second coefficient line), column of its token
+    std::string s = text;
+    size_t line = 0, at = 0;
+    while (line < 13)
+      at = s.find ('\n', at) + 1, line++;
+    const size_t sp = s.find (' ', at);
+    s.replace (sp + 1, s.find (' ', sp + 1) - sp - 1, "nan");
+    expect_error (s, "line 14, column " + std::to_string (sp - at + 2) + ": 'nan' is not a coefficient");
+  }
+  {
+    // a row of the wrong length
+    std::string s = text;
+    size_t at = 0;
+    for (int k = 0; k < 13; k++)
+      at = s.find ('\n', at) + 1;
+    s.insert (s.find ('\n', at), " 1");
+    expect_error (s, "line 14: filter 0, dimension 0, row 1: 3 coefficients expected, found more");
+  }
+  expect_error (text + "filter 1\n", "unexpected 'filter' after the last filter");
+  expect_error (edited ("filter-size 2 3\n", ""), "'filter-size ROWS COLS' must come before the first filter");
+  expect_error (edited ("threshold -0.25", "threshold 1e7"), "the threshold must be a number");
+  // a file cut anywhere is refused, never read past its end
+  for (size_t n = 0; n + 1 < text.size (); n += 97) {
+    HogFilterModel t;
+    CHECK (!parse_hogfilter (text.substr (0, n), &t).empty ());
+  }
+  return finish ();
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The linear HOG filter family's benchmark on the first OpenCL device gpudetect
+# picks (or DEVICE): gpudetect-bench on dlib-frontalface (OpenCL profiling
+# events, medians over FRAMES frames after WARMUP), on the device's default
+# schedule and on the GPU schedule, then dlib's own detector on the same
+# frames (gpudetect-bench-dlib: one thread, and every core's throughput).
+#   tools/run-hog-benchmarks.sh OUTDIR TAG     -> OUTDIR/hog-TAG.txt
+# Env: FRAMES (20), WARMUP (2), BUILD (build), DEVICE.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+[ $# -eq 2 ] || { echo "usage: $0 OUTDIR TAG" >&2; exit 2; }
+out=$1 tag=$2
+build=${BUILD:-$root/build}
+frames=$build/bench-frames
+mkdir -p "$out"
+mapfile -t images < "$root/tests/data/parity-images.txt"
+[ -f "$frames/1080p-crowd.pgm" ] || { mkdir -p "$frames"; "$build/tools/gpudetect-make-frames" "$frames" "${images[@]}"; }
+[ -f "$build/models/dlib-frontalface.hogfilter" ] || { echo "no $build/models/dlib-frontalface.hogfilter (built where dlib is found)" >&2; exit 1; }
+bench=("$build/tools/gpudetect-bench" --frames "${FRAMES:-20}" --warmup "${WARMUP:-2}" --no-opencv)
+[ -z "${DEVICE:-}" ] || bench+=(--device "$DEVICE")
+set=("$frames"/vga-faces.pgm "$frames"/vga-empty.pgm "$frames"/1080p-crowd.pgm "$frames"/1080p-empty.pgm)
+{
+  for t in "" "schedule=gpu"; do
+    echo "== dlib-frontalface, tuning '${t}'"
+    "${bench[@]}" --model "$build/models/dlib-frontalface.hogfilter" --tuning "$t" "${set[@]}"
+  done
+  echo "== dlib"
+  "$build/tools/gpudetect-bench-dlib" --frames "${FRAMES:-20}" --warmup "${WARMUP:-2}" "${set[@]}"
+} | tee "$out/hog-$tag.txt"
