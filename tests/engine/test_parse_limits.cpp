@@ -25,7 +25,22 @@ constexpr size_t MiB = 1u << 20;
 // Peak resident memory of a case's child: the input, a copy or two, and the
 // document, which is largest (about 280 MiB) for a document of as many
 // elements as xml::kMaxMarkup allows, each beside a text node.
+#if defined(__SANITIZE_ADDRESS__)
+#define GPUDETECT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GPUDETECT_ASAN 1
+#endif
+#endif
+#ifndef GPUDETECT_ASAN
 constexpr long kMaxRssKiB = 320 * 1024;
+#else
+// Under AddressSanitizer (the sanitizer run, .ci/run), each allocation has
+// redzones and freed memory waits in a quarantine (up to 256 MiB): the same
+// documents peaked at 430 to 590 MiB there.  The plain build checks the bound
+// above; this one only that the peak stays bounded.
+constexpr long kMaxRssKiB = 800 * 1024;
+#endif
 
 static std::string repeat (const std::string &s, size_t bytes) {
   std::string o;

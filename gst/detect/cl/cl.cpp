@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -393,7 +394,15 @@ Error create_kernel (const Program &prog, const char *name, Kernel *out) {
 
 Error make_buffer (const Device &dev, Mem *m, size_t size, cl_mem_flags flags, const void *init) {
   cl_int st = CL_SUCCESS;
-  size = std::max<size_t> (size, 16);
+  // At least 16 bytes; CL_MEM_COPY_HOST_PTR copies the whole buffer, so a
+  // shorter `init` (the tables of a pyramid of 1 to 3 levels) is copied from
+  // a zero-padded block rather than read past its end.
+  uint8_t padded[16] = {};
+  if (init && size < sizeof (padded)) {
+    std::memcpy (padded, init, size);
+    init = padded;
+  }
+  size = std::max<size_t> (size, sizeof (padded));
   m->reset (clCreateBuffer (dev.context.get (), flags | (init ? CL_MEM_COPY_HOST_PTR : 0), size,
                             const_cast<void *> (init), &st));
   if (st != CL_SUCCESS)

@@ -167,7 +167,8 @@ std::string limit_ptx_registers (const std::string &ptx, const std::string &limi
 Error create_kernel (const Program &prog, const char *name, Kernel *out);
 
 // A buffer of at least 16 bytes on the device's context (initialised from
-// `init` where given); the error names the size and the device.
+// `init` where given, for `size` bytes: the rest zero); the error names the
+// size and the device.
 Error make_buffer (const Device &dev, Mem *m, size_t size, cl_mem_flags flags = CL_MEM_READ_WRITE,
                    const void *init = nullptr);
 // A read-only buffer holding `v` (16 zero bytes when empty).
