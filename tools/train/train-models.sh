@@ -29,6 +29,9 @@ common=(--data "$data" --window 24 --max-block 8 --positives-per-face 12 --negat
   --sync-step 4 --out "$out/waldboost-frontalface-fast.xml" | tee "$data/waldboost-frontalface-fast.train.log"
 bash "$root/tools/train/train-forest.sh" "$data" "$out/forest-frontalface.forest" |
   tee "$data/forest-frontalface.train.log"
+bash "$root/tools/train/train-forest.sh" "$data" "$out/forest-frontalface-accurate.forest" --shrink 1 |
+  tee "$data/forest-frontalface-accurate.train.log"
 "$build/tools/train/gpudetect-eval-faces" --data "$data" --model "$out/waldboost-frontalface.xml" \
   --model "$out/waldboost-frontalface-fast.xml" --model "$out/forest-frontalface.forest" \
+  --model "$out/forest-frontalface-accurate.forest" \
   --opencv lbp-frontalface-improved

@@ -320,7 +320,7 @@ GST_START_TEST (test_errors)
 GST_END_TEST;
 
 /* The project's trained face models (models/waldboost-frontalface*.xml,
- * models/forest-frontalface.forest), by short name: the test image's one
+ * models/forest-frontalface*.forest), by short name: the test image's one
  * face, where OpenCV's LBP cascade puts it (IoU >= 0.5 with 88, 73, 90 x 90),
  * with its "detection" parameters; every format; `threshold` (the final sum)
  * high enough leaves nothing.  The forest model finds this face once its
@@ -329,8 +329,9 @@ GST_END_TEST;
  * threshold). */
 GST_START_TEST (test_trained_models)
 {
-  const char *models[] = {"waldboost-frontalface", "waldboost-frontalface-fast", "forest-frontalface"};
-  const char *extra[] = {"", "", " threshold=0"};
+  const char *models[] = {"waldboost-frontalface", "waldboost-frontalface-fast", "forest-frontalface",
+      "forest-frontalface-accurate"};
+  const char *extra[] = {"", "", " threshold=0", ""};
   const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_BGRx};
   for (guint m = 0; m < G_N_ELEMENTS (models); m++) {
     for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
