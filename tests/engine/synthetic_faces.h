@@ -5,6 +5,7 @@
 #pragma once
 
 #include "dataset.h"
+#include "detector.h"
 
 #include <algorithm>
 #include <cmath>
@@ -118,6 +119,52 @@ inline std::string slurp (const std::string &path) {
   std::stringstream s;
   s << f.rdbuf ();
   return s.str ();
+}
+
+// A trained model on held-out data: 12 scenes of 2 patterns and 12
+// pattern-free textures (from `seed`); a pattern is found by a box at
+// IoU >= 0.5, a box at IoU < 0.3 with every pattern is a false positive.
+struct HeldOut {
+  int faces = 0, found = 0, false_pos = 0;
+  std::string error; // the first detection error, if any
+};
+inline HeldOut held_out (const std::string &model, uint64_t seed) {
+  HeldOut h;
+  DetectorConfig cfg;
+  cfg.model = model;
+  cfg.min_neighbors = 2;
+  cfg.min_size = {24, 24};
+  cfg.slots = 1;
+  std::unique_ptr<Detector> det = Detector::create (cfg, &h.error);
+  if (!det)
+    return h;
+  std::mt19937_64 rng (seed);
+  auto rect = [] (const Box &b) { return Rect{int (b.x), int (b.y), int (b.w), int (b.h)}; };
+  for (int i = 0; i < 12 && h.error.empty (); i++) {
+    Scene s = scene (rng, 2);
+    FrameResult r;
+    h.error = det->detect ({s.img.px.data (), s.img.width, s.img.height, s.img.width, PixelFormat::Gray8}, &r);
+    for (const Box &b : s.faces) {
+      h.faces++;
+      for (const Detection &o : r.objects)
+        if (iou (o.rect, rect (b)) >= 0.5) {
+          h.found++;
+          break;
+        }
+    }
+    for (const Detection &o : r.objects) {
+      bool near = false;
+      for (const Box &b : s.faces)
+        near = near || iou (o.rect, rect (b)) >= 0.3;
+      h.false_pos += !near;
+    }
+    Image bg = background (200, 160, rng);
+    FrameResult rb;
+    if (h.error.empty ())
+      h.error = det->detect ({bg.px.data (), bg.width, bg.height, bg.width, PixelFormat::Gray8}, &rb);
+    h.false_pos += static_cast<int> (rb.objects.size ());
+  }
+  return h;
 }
 
 } // namespace gpudetect::train::synthetic

@@ -52,45 +52,12 @@ int main (int argc, char **argv) {
   CHECK (m.threshold >= m.stages.back ().threshold);
 
   // Held-out scenes: found at IoU >= 0.5; nothing on pattern-free textures.
-  DetectorConfig cfg;
-  cfg.model = d + "/m1.forest";
-  cfg.min_neighbors = 2;
-  cfg.min_size = {24, 24};
-  cfg.slots = 1;
-  std::string err;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
-  CHECK_MSG (det != nullptr, "%s", err.c_str ());
-  if (!det)
-    return finish ();
-  std::mt19937_64 rng (99);
-  int faces = 0, found = 0, false_pos = 0;
-  for (int i = 0; i < 12; i++) {
-    Scene s = scene (rng, 2);
-    FrameResult r;
-    CHECK (det->detect ({s.img.px.data (), s.img.width, s.img.height, s.img.width, PixelFormat::Gray8}, &r).empty ());
-    for (const Box &b : s.faces) {
-      faces++;
-      for (const Detection &o : r.objects)
-        if (iou (o.rect, {int (b.x), int (b.y), int (b.w), int (b.h)}) >= 0.5) {
-          found++;
-          break;
-        }
-    }
-    for (const Detection &o : r.objects) {
-      bool near = false;
-      for (const Box &b : s.faces)
-        near = near || iou (o.rect, {int (b.x), int (b.y), int (b.w), int (b.h)}) >= 0.3;
-      false_pos += !near;
-    }
-    Image bg = background (200, 160, rng);
-    FrameResult rb;
-    CHECK (det->detect ({bg.px.data (), bg.width, bg.height, bg.width, PixelFormat::Gray8}, &rb).empty ());
-    false_pos += static_cast<int> (rb.objects.size ());
-  }
-  std::printf ("%zu stages; held-out: %d/%d patterns found, %d false positives in 24 images\n", m.stages.size (), found,
-               faces, false_pos);
-  CHECK_MSG (found >= faces * 8 / 10, "found %d of %d", found, faces);
-  CHECK_MSG (false_pos <= 2, "%d false positives", false_pos);
+  const HeldOut h = held_out (d + "/m1.forest", 99);
+  CHECK_MSG (h.error.empty (), "%s", h.error.c_str ());
+  std::printf ("%zu stages; held-out: %d/%d patterns found, %d false positives in 24 images\n", m.stages.size (),
+               h.found, h.faces, h.false_pos);
+  CHECK_MSG (h.found >= h.faces * 8 / 10, "found %d of %d", h.found, h.faces);
+  CHECK_MSG (h.false_pos <= 2, "%d false positives", h.false_pos);
   if (g_failed == 0)
     std::system (("rm -rf '" + d + "'").c_str ());
   return finish ();

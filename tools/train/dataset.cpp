@@ -206,6 +206,24 @@ std::string load_training_set (const std::string &dir, TrainingSet *out) {
   return {};
 }
 
+void class_weights (const std::vector<int64_t> &sum, size_t npos, std::vector<double> *w) {
+  const size_t n = sum.size ();
+  w->assign (n, 0);
+  double mp = -INFINITY, mn = -INFINITY, tp = 0, tn = 0;
+  for (size_t i = 0; i < n; i++) {
+    const double f = static_cast<double> (sum[i]) / 4294967296.0;
+    (*w)[i] = i < npos ? -f : f;
+    double &m = i < npos ? mp : mn;
+    m = std::max (m, (*w)[i]);
+  }
+  for (size_t i = 0; i < n; i++) {
+    (*w)[i] = std::exp ((*w)[i] - (i < npos ? mp : mn));
+    (i < npos ? tp : tn) += (*w)[i];
+  }
+  for (size_t i = 0; i < n; i++)
+    (*w)[i] *= 0.5 / (i < npos ? tp : tn);
+}
+
 void parallel_for (int threads, size_t n, const std::function<void (int, size_t, size_t)> &f) {
   if (threads <= 1 || n < 2) {
     f (0, 0, n);

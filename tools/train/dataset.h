@@ -83,6 +83,12 @@ struct TrainingSet {
 };
 std::string load_training_set (const std::string &dir, TrainingSet *out);
 
+// Boosting weights e^(-y F) of samples whose running sums F are `sum` (fixed
+// point, units of 2^-32), positives (y = 1) first (`npos` of them), each
+// class summing to 1/2 (exponents taken relative to the class's largest, so
+// that none overflows).
+void class_weights (const std::vector<int64_t> &sum, size_t npos, std::vector<double> *w);
+
 // Runs f(t, a, b) on `threads` threads, thread t taking [a, b) of [0, n).
 void parallel_for (int threads, size_t n, const std::function<void (int, size_t, size_t)> &f);
 

@@ -633,21 +633,7 @@ int main (int argc, char **argv) {
   std::uniform_int_distribution<int> cell_x (0, ncx - 1), cell_y (0, ncy - 1);
   for (int t = 0; t < o.stages; t++) {
     const double t0 = now_seconds ();
-    // Weights exp(-y F), each class summing to 1/2.
-    w.assign (S.n, 0);
-    double mp = -INFINITY, mn = -INFINITY, tp = 0, tn = 0;
-    for (size_t i = 0; i < S.n; i++) {
-      const double f = static_cast<double> (S.sum[i]) * 0x1p-32;
-      w[i] = i < S.npos ? -f : f;
-      double &m = i < S.npos ? mp : mn;
-      m = std::max (m, w[i]);
-    }
-    for (size_t i = 0; i < S.n; i++) {
-      w[i] = std::exp (w[i] - (i < S.npos ? mp : mn));
-      (i < S.npos ? tp : tn) += w[i];
-    }
-    for (size_t i = 0; i < S.n; i++)
-      w[i] *= 0.5 / (i < S.npos ? tp : tn);
+    class_weights (S.sum, S.npos, &w);
 
     // Grow the tree breadth first: node i's children are 2i+1 and 2i+2.
     std::vector<ForestModel::Node> tree (K);

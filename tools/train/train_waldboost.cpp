@@ -605,22 +605,7 @@ int main (int argc, char **argv) {
   std::vector<double> w;
   for (int t = 0; t < o.stages; t++) {
     const double t0 = now_seconds ();
-    // Weights exp(-y H), each class summing to 1/2 (exponents taken
-    // relative to the class's largest, so that none overflows).
-    w.assign (S.n, 0);
-    double mp = -INFINITY, mn = -INFINITY, tp = 0, tn = 0;
-    for (size_t i = 0; i < S.n; i++) {
-      const double h = waldboost_real (S.sum[i]);
-      w[i] = i < S.npos ? -h : h;
-      double &m = i < S.npos ? mp : mn;
-      m = std::max (m, w[i]);
-    }
-    for (size_t i = 0; i < S.n; i++) {
-      w[i] = std::exp (w[i] - (i < S.npos ? mp : mn));
-      (i < S.npos ? tp : tn) += w[i];
-    }
-    for (size_t i = 0; i < S.n; i++)
-      w[i] *= 0.5 / (i < S.npos ? tp : tn);
+    class_weights (S.sum, S.npos, &w);
 
     const Choice c = best_feature (S, w, o.threads);
     const Feature &f = S.features[c.feature];
