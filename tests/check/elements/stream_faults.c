@@ -855,7 +855,9 @@ static void add_detection (GstBuffer *b, int fw, int fh, int x, int y, int w, in
  * stream mean nothing), and every box stays inside its frame. */
 GST_START_TEST (test_gputrack_renegotiation_and_flush)
 {
-  GstHarness *h = gst_harness_new_parse ("gputrack");
+  /* one frame in flight: each push gives its frame back at once (the
+   * asynchronous path with frames held is element-gputrack's) */
+  GstHarness *h = gst_harness_new_parse ("gputrack max-in-flight=1");
   guint pushed = 0;
   for (guint f = 0; f < G_N_ELEMENTS (all_formats); f++) {
     const int w = f % 2 ? 161 : 320, hgt = f % 2 ? 97 : 240; /* odd sizes every other format */
