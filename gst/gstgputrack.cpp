@@ -694,32 +694,7 @@ static gboolean gst_gpu_track_propose_allocation (GstBaseTransform *trans, GstQu
     }
     priv->host_allocator = gst_gpu_detect_host_allocator_new (std::move (blocks));
   }
-  guint size = 0;
-  GstBufferPool *pool = gst_gpu_detect_host_pool_new (priv->host_allocator, caps, &size);
-  if (!pool)
-    return TRUE;
-  GST_DEBUG_OBJECT (self, "offering a page-locked pool of %u-byte buffers for %" GST_PTR_FORMAT, size, caps);
-  gst_query_add_allocation_pool (query, pool, size, min_buffers, 0);
-  gst_object_unref (pool);
-  // Upstream configures the pool with the first allocator of the answer.
-  std::vector<std::pair<GstAllocator *, GstAllocationParams>> others;
-  while (gst_query_get_n_allocation_params (query) > 0) {
-    GstAllocator *a = nullptr;
-    GstAllocationParams p;
-    gst_query_parse_nth_allocation_param (query, 0, &a, &p);
-    others.emplace_back (a, p);
-    gst_query_remove_nth_allocation_param (query, 0);
-  }
-  GstAllocationParams params;
-  gst_allocation_params_init (&params);
-  gst_query_add_allocation_param (query, priv->host_allocator, &params);
-  for (auto &[a, p] : others) {
-    gst_query_add_allocation_param (query, a, &p);
-    if (a)
-      gst_object_unref (a);
-  }
-  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr))
-    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  gst_gpu_detect_host_pool_offer (GST_OBJECT (self), priv->host_allocator, query, caps, min_buffers);
   return TRUE;
 }
 

@@ -3,6 +3,8 @@
 #include "cl/cl.h"
 
 #include <cstring>
+#include <utility>
+#include <vector>
 
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_detect_host_memory_debug);
 #define GST_CAT_DEFAULT gst_gpu_detect_host_memory_debug
@@ -138,4 +140,36 @@ GstBufferPool *gst_gpu_detect_host_pool_new (GstAllocator *allocator, GstCaps *c
     return nullptr;
   }
   return pool;
+}
+
+void gst_gpu_detect_host_pool_offer (GstObject *element, GstAllocator *allocator, GstQuery *query, GstCaps *caps,
+                                     guint min_buffers)
+{
+  guint size = 0;
+  GstBufferPool *pool = gst_gpu_detect_host_pool_new (allocator, caps, &size);
+  if (!pool)
+    return;
+  GST_DEBUG_OBJECT (element, "offering a page-locked pool of %u-byte buffers for %" GST_PTR_FORMAT, size, caps);
+  gst_query_add_allocation_pool (query, pool, size, min_buffers, 0);
+  gst_object_unref (pool);
+  // Upstream configures the pool with the first allocator of the answer:
+  // ours goes first, before any proposed downstream (kept after it).
+  std::vector<std::pair<GstAllocator *, GstAllocationParams>> others;
+  while (gst_query_get_n_allocation_params (query) > 0) {
+    GstAllocator *a = nullptr;
+    GstAllocationParams p;
+    gst_query_parse_nth_allocation_param (query, 0, &a, &p);
+    others.emplace_back (a, p);
+    gst_query_remove_nth_allocation_param (query, 0);
+  }
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  gst_query_add_allocation_param (query, allocator, &params);
+  for (auto &[a, p] : others) {
+    gst_query_add_allocation_param (query, a, &p);
+    if (a)
+      gst_object_unref (a);
+  }
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
 }

@@ -33,3 +33,9 @@ bool gst_is_gpu_detect_host_memory (GstMemory *mem);
 // A video buffer pool (full reference) for `caps` whose memory comes from
 // `allocator`, with GstVideoMeta enabled; nullptr when `caps` are not video.
 GstBufferPool *gst_gpu_detect_host_pool_new (GstAllocator *allocator, GstCaps *caps, guint *size);
+// Answers an ALLOCATION query with a pool of `allocator` for `caps` (the
+// element's logs name `element`), holding `min_buffers`, the allocator first
+// among the query's allocators (upstream configures the pool with the
+// first), and GstVideoMeta; nothing when `caps` are not video.
+void gst_gpu_detect_host_pool_offer (GstObject *element, GstAllocator *allocator, GstQuery *query, GstCaps *caps,
+                                     guint min_buffers);
