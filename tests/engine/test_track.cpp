@@ -53,7 +53,10 @@ ColorFrame as_format (const std::vector<uint8_t> &rgbx, int w, int h, ColorForma
   const int cw = (w + 1) / 2, ch = (h + 1) / 2;
   if (format == ColorFormat::Nv12 || format == ColorFormat::I420) {
     const int ys = w + 3, cs = format == ColorFormat::Nv12 ? 2 * cw + 5 : cw + 5; // padded strides
-    store->assign (static_cast<size_t> (ys) * h + static_cast<size_t> (cs) * ch * 2, 0);
+    // NV12's planes follow one another (uploaded in one write), I420's V
+    // plane lies 64 bytes after its U plane (one write per plane)
+    const size_t gap = format == ColorFormat::I420 ? 64 : 0;
+    store->assign (static_cast<size_t> (ys) * h + static_cast<size_t> (cs) * ch * 2 + gap, 0);
     uint8_t *Y = store->data ();
     uint8_t *C = Y + static_cast<size_t> (ys) * h;
     for (int y = 0; y < h; y++)
@@ -71,7 +74,7 @@ ColorFrame as_format (const std::vector<uint8_t> &rgbx, int w, int h, ColorForma
           C[static_cast<size_t> (y) * cs + 2 * x + 1] = V;
         } else {
           C[static_cast<size_t> (y) * cs + x] = U;
-          C[static_cast<size_t> (ch + y) * cs + x] = V;
+          C[static_cast<size_t> (ch + y) * cs + gap + x] = V;
         }
       }
     f.planes[0] = Y;
@@ -79,7 +82,7 @@ ColorFrame as_format (const std::vector<uint8_t> &rgbx, int w, int h, ColorForma
     f.planes[1] = C;
     f.strides[1] = cs;
     if (format == ColorFormat::I420) {
-      f.planes[2] = C + static_cast<size_t> (cs) * ch;
+      f.planes[2] = C + static_cast<size_t> (cs) * ch + gap;
       f.strides[2] = cs;
     }
     return f;
