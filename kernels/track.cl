@@ -597,14 +597,17 @@ inline void reduce_pairs (__local uint *rd, __local int *ri, int lid, int nl, in
 
 /* Work-group g searches part g % parts of request g / parts: offset rows
  * [part * rows_per_part, + rows_per_part), their area rows sampled into
- * `area` ((rows_per_part + TH - 1) * SWT words, and at least twice the
+ * `area4` ((rows_per_part + TH - 1) * SWT words, and at least twice the
  * work-group's size rounded up to a power of two: the reductions reuse it).
  * Writes the distances to dmap; with parts > 1 the part's best to
  * part_best (2 words per work-group), else the results as track_search. */
 __kernel void track_search_tiles (__global const uchar4 *frame, int fw, int fh, __global const int *requests,
                                   __global const uchar4 *templates, __global uint *dmap, __global uint *part_best,
-                                  __global uint *results, int parts, int rows_per_part, __local uint *area)
+                                  __global uint *results, int parts, int rows_per_part, __local uint4 *area4)
 {
+  /* (declared as uint4 so that every implementation aligns it for the
+   * vector loads) */
+  __local uint *area = (__local uint *) area4;
   __local uint4 tcol4[(TW * TH + 3) / 4];
   __local uint4 twt4[(TW * TH + 3) / 4];
   __local uint *tcol = (__local uint *) tcol4;
