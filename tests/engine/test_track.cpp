@@ -150,6 +150,7 @@ void run_case (const Case &c) {
   if (!ts)
     return;
   const bool tiles = ts->schedule () == TemplateSearch::Config::Schedule::Tiles;
+  // (the Default cases here are ones where the tiles do not fit: rows)
   CHECK (tiles == (c.schedule == TemplateSearch::Config::Schedule::Tiles));
   std::printf ("  on %s, %s schedule, work-group %d, %d offset rows per band, %d offsets per work-item, %d "
                "work-groups per template\n", ts->device ().info.name.c_str (), tiles ? "tiles" : "rows",
@@ -434,6 +435,9 @@ int main (int argc, char **argv) {
       {"tiles: 13x11 in 40x35, work-group 32, 4 offsets per work-item, 3 parts", {13, 11, 40, 35, 4}, 32, 0, 4, 3,
        S::Tiles},
       {"tiles: 8x8 in 10x10, 1 offset per work-item, more parts than rows", {8, 8, 10, 10, 5}, 0, 0, 1, 100, S::Tiles},
+      // the default schedule where the tiles' area does not fit: the rows schedule on every device
+      {"default: 32x32 +-16 in 12 KB of local memory (rows)", Geometry::square (32, 16, 8), 0, 12288, 0, -1,
+       S::Default},
   };
   const bool only_tiles = argc > 1 && std::string (argv[1]) == "tiles";
   if (only_tiles) {
