@@ -3,7 +3,8 @@
 // A x A search areas of a frame, by OpenCL profiling events, medians over
 // frames after a warm-up; beside it the same search as a plain C++ loop on
 // every CPU core (the host reference's arithmetic), and a check that both
-// found the same offsets.
+// found the same offsets and that every distance of every template is the
+// reference's (with --cpu-frames 0, neither).
 //
 //   gpudetect-bench-track [--templates N] [--template S] [--area A | --radius R]
 //                         [--frame WxH] [--frames F] [--warmup W] [--cpu-frames C]
@@ -206,6 +207,7 @@ struct Result {
   bool tiles = false, ptx = false;
   double upload = 0, convert = 0, search = 0, readback = 0, host = 0;
   std::vector<Match> got;
+  int equal_distances = 0; // templates whose every distance is the host reference's
   double end_to_end () const { return (upload + convert + search + readback) / 1000; }
 };
 
@@ -242,6 +244,36 @@ static bool run_case (cl::Device &dev, std::shared_ptr<cl::HostAllocator> &host_
     predicted[i] = boxes[i];
     predicted[i].x += jitter (rng);
     predicted[i].y += jitter (rng);
+  }
+  // The host reference's distances of every template, to compare with each
+  // variant's (untimed; the timed C++ loop comes after the variants).
+  const bool check = o.cpu_frames > 0;
+  std::vector<uint8_t> rgbx;
+  std::vector<std::vector<uint8_t>> tmpl (n);
+  std::vector<std::vector<uint32_t>> ref_d (n);
+  std::vector<Match> ref (n);
+  const unsigned threads = std::max (1u, std::thread::hardware_concurrency ());
+  auto reference_search = [&] (bool keep) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; t++)
+      pool.emplace_back ([&, t] () {
+        std::vector<uint32_t> dmap;
+        for (int i = static_cast<int> (t); i < n; i += static_cast<int> (threads)) {
+          Grid gr = grid_for (predicted[i], g);
+          gr.ox -= g.centre_x () * gr.sx;
+          gr.oy -= g.centre_y () * gr.sy;
+          reference::search (rgbx.data (), fw, fh, tmpl[i].data (), gr, g, keep ? &ref_d[i] : &dmap, &ref[i]);
+        }
+      });
+    for (std::thread &th : pool)
+      th.join ();
+  };
+  if (check) {
+    rgbx = reference::convert (cf);
+    const std::vector<uint8_t> mask = default_mask (g.template_w, g.template_h);
+    for (int i = 0; i < n; i++)
+      tmpl[i] = reference::extract (rgbx.data (), fw, fh, grid_for (boxes[i], g), g, mask);
+    reference_search (true);
   }
   out->variants.clear ();
   for (const Variant &v : o.variants) {
@@ -312,6 +344,16 @@ static bool run_case (cl::Device &dev, std::shared_ptr<cl::HostAllocator> &host_
       t_read.push_back (t.readback);
       t_host.push_back (host);
     }
+    if (check) // every distance of every template, bit for bit
+      for (int i = 0; i < n; i++) {
+        std::vector<uint32_t> d;
+        e = ts->read_distances (i, &d);
+        if (e) {
+          std::fprintf (stderr, "gpudetect-bench-track: %s\n", e.message.c_str ());
+          return false;
+        }
+        r.equal_distances += d == ref_d[i];
+      }
     r.upload = median (t_upload);
     r.convert = median (t_convert);
     r.search = median (t_search);
@@ -335,30 +377,11 @@ static bool run_case (cl::Device &dev, std::shared_ptr<cl::HostAllocator> &host_
   // The plain C++ loop on every core: the reference search of each template.
   out->all_same = true;
   out->same.assign (out->variants.size (), -1);
-  if (o.cpu_frames > 0) {
-    std::vector<uint8_t> rgbx = reference::convert (cf);
-    std::vector<std::vector<uint8_t>> tmpl (n);
-    const std::vector<uint8_t> mask = default_mask (g.template_w, g.template_h);
-    for (int i = 0; i < n; i++)
-      tmpl[i] = reference::extract (rgbx.data (), fw, fh, grid_for (boxes[i], g), g, mask);
-    const unsigned threads = std::max (1u, std::thread::hardware_concurrency ());
-    std::vector<Match> ref (n);
+  if (check) {
     std::vector<double> t_cpu;
     for (int f = 0; f < o.cpu_frames; f++) {
       const auto t0 = std::chrono::steady_clock::now ();
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < threads; t++)
-        pool.emplace_back ([&, t] () {
-          std::vector<uint32_t> dmap;
-          for (int i = static_cast<int> (t); i < n; i += static_cast<int> (threads)) {
-            Grid gr = grid_for (predicted[i], g);
-            gr.ox -= g.centre_x () * gr.sx;
-            gr.oy -= g.centre_y () * gr.sy;
-            reference::search (rgbx.data (), fw, fh, tmpl[i].data (), gr, g, &dmap, &ref[i]);
-          }
-        });
-      for (std::thread &th : pool)
-        th.join ();
+      reference_search (false);
       t_cpu.push_back (std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0).count ());
     }
     out->cpu_ms = median (t_cpu);
@@ -369,12 +392,13 @@ static bool run_case (cl::Device &dev, std::shared_ptr<cl::HostAllocator> &host_
       for (int i = 0; i < n; i++)
         same += ref[i].best == r.got[i].best && ref[i].best_x == r.got[i].best_x && ref[i].best_y == r.got[i].best_y &&
                 ref[i].alt == r.got[i].alt && ref[i].alt_x == r.got[i].alt_x && ref[i].alt_y == r.got[i].alt_y;
-      out->same[k] = same;
+      out->same[k] = std::min (same, r.equal_distances);
       if (verbose)
         std::printf ("cpu loop, %u threads, median of %d frames: %.3f ms (%.1fx variant %s's search); same best and "
-                     "alternative for %d of %d templates\n",
-                     threads, o.cpu_frames, out->cpu_ms, out->cpu_ms / (r.search / 1000), r.v.name.c_str (), same, n);
-      out->all_same = out->all_same && same == n;
+                     "alternative for %d of %d templates, every distance the same for %d of %d\n",
+                     threads, o.cpu_frames, out->cpu_ms, out->cpu_ms / (r.search / 1000), r.v.name.c_str (), same, n,
+                     r.equal_distances, n);
+      out->all_same = out->all_same && same == n && r.equal_distances == n;
     }
   }
   (void) host_alloc;
