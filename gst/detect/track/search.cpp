@@ -198,8 +198,6 @@ struct TemplateSearch::Impl {
     bool found = false;
     for (int rows = ph; rows >= 1; rows--) {
       const int p = (ph + rows - 1) / rows;
-      if ((p - 1) * rows >= ph) // the same parts with fewer rows each
-        continue;
       const int wg = threads (rows);
       size_t scratch = 0;
       if (!tile_fits (rows, wg, &scratch))
@@ -299,7 +297,7 @@ const ScheduleDefault schedule_defaults[] = {
     // PoCL, 2 shared cores, against rows 8x1: 100 templates 32x32 +-32 px 668 -> 453 ms (one part of 608
     // work-items), 1000 of 16x16 in 143x143 6.69 -> 4.14 s
     {false, Schedule::Tiles, 8, 0},
-    // where the tiles' area rows do not fit (templates 64 pixels tall)
+    // where the tiles' area rows do not fit the device's local memory
     {false, Schedule::Rows, 8, 1},
 };
 } // namespace
