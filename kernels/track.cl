@@ -35,6 +35,17 @@
  * few to fill the device, each template's offset rows are shared among
  * `parts` work-groups that write the distances, and one work-group per
  * template then reduces them to the best and the alternative.
+ *
+ * Tiles (track_search_tiles + track_reduce_parts): a template's offset rows
+ * in parts of rows_per_part rows, each part's area rows held whole in local
+ * memory (no bands), as many work-items as the part has groups of KX
+ * offsets (the work-group's size chosen by the host), the template as colour
+ * words and weights in two arrays, and a pixel's |dR| + |dG| + |dB| in one
+ * instruction on NVIDIA (SAD_PTX: vabsdiff4), else in integers.  A part
+ * writes its best; track_reduce_parts finds each template's best among them
+ * and its alternative among the other parts' bests and the distances of the
+ * parts that lie near the best.  One part per template does it all in one
+ * launch.
  */
 
 #ifndef TW
@@ -57,6 +68,12 @@
  * (padded so that a group at the row's end reads no further than the row). */
 #define PWK ((PW + KX - 1) / KX)
 #define SWP (SW + KX - 1)
+/* The tiles' area rows: every group's KX offsets and, for the vector loads,
+ * 4 pixels more, rounded up to whole uint4. */
+#define SWT ((PWK * KX + TW + 3) / 4 * 4)
+#if KX % 4 == 0 && TW % 4 == 0
+#define TILE_VEC 1
+#endif
 
 /* Pixel formats of track_convert. */
 #define FMT_NV12 0
@@ -468,6 +485,267 @@ track_reduce (__global const uint *dmap, __global uint *results)
     }
   }
   reduce_best (red_d, red_i, lid, alt_d, alt_i);
+  if (lid == 0)
+    write_result (results, k, bd, bi, red_d[0], red_i[0]);
+}
+
+/* ------------------------------------------------------------------------
+ * Tiles. */
+
+/* |dR| + |dG| + |dB| of two (R, G, B, 0) words. */
+#ifdef SAD_PTX
+inline uint sad4 (uint t, uint a)
+{
+  uint s;
+  const uint z = 0;
+  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(s) : "r"(t), "r"(a), "r"(z));
+  return s;
+}
+#else
+inline uint sad4 (uint t, uint a)
+{
+  return (uint) (abs ((int) (t & 255u) - (int) (a & 255u)) + abs ((int) ((t >> 8) & 255u) - (int) ((a >> 8) & 255u)) +
+                 abs ((int) ((t >> 16) & 255u) - (int) ((a >> 16) & 255u)));
+}
+#endif
+
+/* D at the KX offsets (px .. px + KX - 1, py) of a part (rows of `area`
+ * SWT apart) into d.  Along each template row a window of KX (+ 4) area
+ * pixels in registers; with TILE_VEC, area and template read 4 pixels at a
+ * time. */
+__attribute__ ((always_inline)) inline void tile_distances (__local const uint *area, __local const uint *tcol,
+                                                           __local const uint *twt, int py, int px, uint *d)
+{
+#pragma unroll
+  for (int k = 0; k < KX; k++)
+    d[k] = 0;
+  for (int ty = 0; ty < TH; ty++) {
+    __local const uint *a = area + (py + ty) * SWT + px;
+    __local const uint *tc = tcol + ty * TW;
+    __local const uint *tw = twt + ty * TW;
+#ifdef TILE_VEC
+    __local const uint4 *a4 = (__local const uint4 *) a;
+    __local const uint4 *tc4 = (__local const uint4 *) tc;
+    __local const uint4 *tw4 = (__local const uint4 *) tw;
+    uint win[KX + 4];
+#pragma unroll
+    for (int j = 0; j < KX / 4; j++) {
+      const uint4 v = a4[j];
+      win[4 * j] = v.x;
+      win[4 * j + 1] = v.y;
+      win[4 * j + 2] = v.z;
+      win[4 * j + 3] = v.w;
+    }
+#pragma unroll
+    for (int c = 0; c < TW / 4; c++) {
+      const uint4 v = a4[c + KX / 4];
+      win[KX] = v.x;
+      win[KX + 1] = v.y;
+      win[KX + 2] = v.z;
+      win[KX + 3] = v.w;
+      const uint4 t4 = tc4[c], m4 = tw4[c];
+      const uint tt[4] = {t4.x, t4.y, t4.z, t4.w};
+      const uint mm[4] = {m4.x, m4.y, m4.z, m4.w};
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int k = 0; k < KX; k++)
+          d[k] += mm[j] * sad4 (tt[j], win[k + j]);
+#pragma unroll
+      for (int k = 0; k < KX; k++)
+        win[k] = win[k + 4];
+    }
+#else
+    uint win[KX];
+#pragma unroll
+    for (int k = 0; k < KX - 1; k++)
+      win[k] = a[k];
+#pragma unroll
+    for (int tx = 0; tx < TW; tx++) {
+      win[KX - 1] = a[tx + KX - 1];
+      const uint t = tc[tx], m = tw[tx];
+#pragma unroll
+      for (int k = 0; k < KX; k++)
+        d[k] += m * sad4 (t, win[k]);
+#pragma unroll
+      for (int k = 0; k < KX - 1; k++)
+        win[k] = win[k + 1];
+    }
+#endif
+  }
+}
+
+/* The best (d, i) over the work-group of nl work-items: rd, ri hold np2
+ * (the power of two >= nl) entries; the result in rd[0], ri[0]. */
+inline void reduce_pairs (__local uint *rd, __local int *ri, int lid, int nl, int np2, uint d, int i)
+{
+  rd[lid] = d;
+  ri[lid] = i;
+  for (int j = lid + nl; j < np2; j += nl) {
+    rd[j] = 0xffffffffu;
+    ri[j] = 0x7fffffff;
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int s = np2 >> 1; s > 0; s >>= 1) {
+    if (lid < s && better (rd[lid + s], ri[lid + s], rd[lid], ri[lid])) {
+      rd[lid] = rd[lid + s];
+      ri[lid] = ri[lid + s];
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+/* Work-group g searches part g % parts of request g / parts: offset rows
+ * [part * rows_per_part, + rows_per_part), their area rows sampled into
+ * `area4` ((rows_per_part + TH - 1) * SWT words, and at least twice the
+ * work-group's size rounded up to a power of two: the reductions reuse it).
+ * Writes the distances to dmap; with parts > 1 the part's best to
+ * part_best (2 words per work-group), else the results as track_search. */
+__kernel void track_search_tiles (__global const uchar4 *frame, int fw, int fh, __global const int *requests,
+                                  __global const uchar4 *templates, __global uint *dmap, __global uint *part_best,
+                                  __global uint *results, int parts, int rows_per_part, __local uint4 *area4)
+{
+  /* (declared as uint4 so that every implementation aligns it for the
+   * vector loads) */
+  __local uint *area = (__local uint *) area4;
+  __local uint4 tcol4[(TW * TH + 3) / 4];
+  __local uint4 twt4[(TW * TH + 3) / 4];
+  __local uint *tcol = (__local uint *) tcol4;
+  __local uint *twt = (__local uint *) twt4;
+  const int g = get_group_id (0), lid = get_local_id (0), nl = get_local_size (0);
+  const int k = g / parts, part = g - k * parts;
+  const int y_begin = part * rows_per_part, y_end = min (PH, y_begin + rows_per_part);
+  __global const int *r = requests + 5 * k;
+  const int ox = r[1], oy = r[2], sx = r[3], sy = r[4];
+  __global const uint *t = (__global const uint *) templates + (size_t) r[0] * (TW * TH);
+  for (int i = lid; i < TW * TH; i += nl) {
+    const uint v = t[i];
+    tcol[i] = v & 0xffffffu;
+    twt[i] = v >> 24;
+  }
+  const int rows = y_end - y_begin;
+  {
+    const int n = (rows + TH - 1) * SWT, dc = nl % SWT, dr = nl / SWT;
+    int col = lid % SWT, row = lid / SWT;
+    for (int i = lid; i < n; i += nl) {
+      area[i] = as_uint (sample (frame, fw, fh, ox, oy, sx, sy, col, y_begin + row));
+      col += dc;
+      row += dr;
+      if (col >= SWT) {
+        col -= SWT;
+        row++;
+      }
+    }
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  __global uint *dm = dmap + (size_t) k * (PW * PH);
+  uint bd = 0xffffffffu;
+  int bi = 0x7fffffff;
+  const int n = rows * PWK;
+  for (int q = lid; q < n; q += nl) {
+    const int py = q / PWK, px = (q - py * PWK) * KX;
+    uint d[KX];
+    tile_distances (area, tcol, twt, py, px, d);
+#pragma unroll
+    for (int kk = 0; kk < KX; kk++)
+      if (px + kk < PW) {
+        const int idx = (y_begin + py) * PW + px + kk;
+        dm[idx] = d[kk];
+        if (better (d[kk], idx, bd, bi)) {
+          bd = d[kk];
+          bi = idx;
+        }
+      }
+  }
+
+  /* the part's best (the area's local memory reused) */
+  int np2 = 1;
+  while (np2 < nl)
+    np2 <<= 1;
+  __local uint *red_d = area;
+  __local int *red_i = (__local int *) (area + np2);
+  barrier (CLK_LOCAL_MEM_FENCE);
+  reduce_pairs (red_d, red_i, lid, nl, np2, bd, bi);
+  const uint wd = red_d[0];
+  const int wi = red_i[0];
+  if (parts > 1) {
+    if (lid == 0) {
+      part_best[2 * g] = wd;
+      part_best[2 * g + 1] = (uint) wi;
+    }
+    return;
+  }
+
+  /* one part: the alternative among the distances this work-item wrote */
+  const int bx = wi % PW, by = wi / PW;
+  uint ad = 0xffffffffu;
+  int ai = 0x7fffffff;
+  for (int q = lid; q < n; q += nl) {
+    const int py = q / PWK, px0 = (q - py * PWK) * KX;
+    for (int kk = 0; kk < KX && px0 + kk < PW; kk++) {
+      const int px = px0 + kk;
+      if (max (abs (px - bx), abs (py - by)) < ALT_D)
+        continue;
+      const int idx = py * PW + px;
+      const uint d = dm[idx];
+      if (better (d, idx, ad, ai)) {
+        ad = d;
+        ai = idx;
+      }
+    }
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  reduce_pairs (red_d, red_i, lid, nl, np2, ad, ai);
+  if (lid == 0)
+    write_result (results, k, wd, wi, red_d[0], red_i[0]);
+}
+
+/* Work-group k: request k's best among its parts' bests; its alternative
+ * among the bests of the parts whose rows all lie ALT_D or more from the
+ * best's row, and the distances of the other parts. */
+__kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
+track_reduce_parts (__global const uint *dmap, __global const uint *part_best, __global uint *results, int parts,
+                    int rows_per_part)
+{
+  __local uint red_d[WG];
+  __local int red_i[WG];
+  const int k = get_group_id (0), lid = get_local_id (0);
+  __global const uint *pb = part_best + 2 * (size_t) parts * k;
+  __global const uint *dm = dmap + (size_t) k * (PW * PH);
+  uint bd = 0xffffffffu;
+  int bi = 0x7fffffff;
+  for (int p = lid; p < parts; p += WG)
+    if (better (pb[2 * p], (int) pb[2 * p + 1], bd, bi)) {
+      bd = pb[2 * p];
+      bi = (int) pb[2 * p + 1];
+    }
+  reduce_best (red_d, red_i, lid, bd, bi);
+  bd = red_d[0];
+  bi = red_i[0];
+  const int bx = bi % PW, by = bi / PW;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  /* parts holding rows within ALT_D - 1 of the best's */
+  const int p_lo = max (0, by - ALT_D + 1) / rows_per_part;
+  const int p_hi = min (PH - 1, by + ALT_D - 1) / rows_per_part;
+  uint ad = 0xffffffffu;
+  int ai = 0x7fffffff;
+  for (int p = lid; p < parts; p += WG)
+    if ((p < p_lo || p > p_hi) && better (pb[2 * p], (int) pb[2 * p + 1], ad, ai)) {
+      ad = pb[2 * p];
+      ai = (int) pb[2 * p + 1];
+    }
+  const int i_begin = p_lo * rows_per_part * PW, i_end = min (PH, (p_hi + 1) * rows_per_part) * PW;
+  for (int i = i_begin + lid; i < i_end; i += WG) {
+    const int x = i % PW, y = i / PW;
+    if (max (abs (x - bx), abs (y - by)) < ALT_D)
+      continue;
+    if (better (dm[i], i, ad, ai)) {
+      ad = dm[i];
+      ai = i;
+    }
+  }
+  reduce_best (red_d, red_i, lid, ad, ai);
   if (lid == 0)
     write_result (results, k, bd, bi, red_d[0], red_i[0]);
 }

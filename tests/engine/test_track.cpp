@@ -53,7 +53,10 @@ ColorFrame as_format (const std::vector<uint8_t> &rgbx, int w, int h, ColorForma
   const int cw = (w + 1) / 2, ch = (h + 1) / 2;
   if (format == ColorFormat::Nv12 || format == ColorFormat::I420) {
     const int ys = w + 3, cs = format == ColorFormat::Nv12 ? 2 * cw + 5 : cw + 5; // padded strides
-    store->assign (static_cast<size_t> (ys) * h + static_cast<size_t> (cs) * ch * 2, 0);
+    // NV12's planes follow one another (uploaded in one write), I420's V
+    // plane lies 64 bytes after its U plane (one write per plane)
+    const size_t gap = format == ColorFormat::I420 ? 64 : 0;
+    store->assign (static_cast<size_t> (ys) * h + static_cast<size_t> (cs) * ch * 2 + gap, 0);
     uint8_t *Y = store->data ();
     uint8_t *C = Y + static_cast<size_t> (ys) * h;
     for (int y = 0; y < h; y++)
@@ -71,7 +74,7 @@ ColorFrame as_format (const std::vector<uint8_t> &rgbx, int w, int h, ColorForma
           C[static_cast<size_t> (y) * cs + 2 * x + 1] = V;
         } else {
           C[static_cast<size_t> (y) * cs + x] = U;
-          C[static_cast<size_t> (ch + y) * cs + x] = V;
+          C[static_cast<size_t> (ch + y) * cs + gap + x] = V;
         }
       }
     f.planes[0] = Y;
@@ -79,7 +82,7 @@ ColorFrame as_format (const std::vector<uint8_t> &rgbx, int w, int h, ColorForma
     f.planes[1] = C;
     f.strides[1] = cs;
     if (format == ColorFormat::I420) {
-      f.planes[2] = C + static_cast<size_t> (cs) * ch;
+      f.planes[2] = C + static_cast<size_t> (cs) * ch + gap;
       f.strides[2] = cs;
     }
     return f;
@@ -128,6 +131,7 @@ struct Case {
   size_t local_bytes;
   int offsets_per_item = 1;
   int parts = 1;
+  TemplateSearch::Config::Schedule schedule = TemplateSearch::Config::Schedule::Rows;
 };
 
 void run_case (const Case &c) {
@@ -139,14 +143,19 @@ void run_case (const Case &c) {
   cfg.local_bytes = c.local_bytes;
   cfg.offsets_per_item = c.offsets_per_item;
   cfg.parts = c.parts;
+  cfg.schedule = c.schedule;
   std::string err;
   std::unique_ptr<TemplateSearch> ts = TemplateSearch::create (cfg, &err);
   CHECK_MSG (ts != nullptr, "%s", err.c_str ());
   if (!ts)
     return;
-  std::printf ("  on %s, work-group %d, %d offset rows per band, %d offsets per work-item, %d work-groups per "
-               "template\n", ts->device ().info.name.c_str (), ts->work_group (), ts->band_rows (),
-               ts->offsets_per_item (), ts->parts_for (6));
+  const bool tiles = ts->schedule () == TemplateSearch::Config::Schedule::Tiles;
+  // (the Default cases here are ones where the tiles do not fit: rows)
+  CHECK (tiles == (c.schedule == TemplateSearch::Config::Schedule::Tiles));
+  std::printf ("  on %s, %s schedule, work-group %d, %d offset rows per band, %d offsets per work-item, %d "
+               "work-groups per template\n", ts->device ().info.name.c_str (), tiles ? "tiles" : "rows",
+               tiles ? ts->tile_work_group (6) : ts->work_group (), ts->band_rows (), ts->offsets_per_item (),
+               ts->parts_for (6));
   const std::vector<uint8_t> mask = default_mask (c.g.template_w, c.g.template_h);
   const int W = 237, H = 181;
   const std::vector<uint8_t> a = scene (W, H, 1);
@@ -392,7 +401,8 @@ void test_in_flight () {
 
 } // namespace
 
-int main () {
+int main (int argc, char **argv) {
+  using S = TemplateSearch::Config::Schedule;
   const Case cases[] = {
       {"32x32 +-16, one band", Geometry::square (32, 16, 8), 0, 0},
       {"32x32 +-16, bands of 3 rows, work-group 64", Geometry::square (32, 16, 8), 64, 64 * 4 * 34},
@@ -408,6 +418,33 @@ int main () {
       {"8x8 in 10x10, 5 offsets per work-item, more parts than rows", {8, 8, 10, 10, 5}, 0, 0, 5, 100},
       {"32x32 +-16, automatic parts", Geometry::square (32, 16, 8), 0, 0, 4, 0},
   };
+  // Tiles: area pixels and template pixels 4 at a time (K 4, 8) or one at a
+  // time (odd K, templates of widths not a multiple of 4), one part or
+  // several (the alternative from the parts' bests and the distances of the
+  // parts near the best), work-groups that loop over their groups of offsets.
+  const Case tile_cases[] = {
+      {"tiles: 32x32 +-16, 4 offsets per work-item, one part", Geometry::square (32, 16, 8), 0, 0, 4, 1, S::Tiles},
+      {"tiles: 32x32 +-16, 5 offsets per work-item, automatic parts", Geometry::square (32, 16, 8), 0, 0, 5, 0,
+       S::Tiles},
+      {"tiles: 32x32 +-16, 4 offsets per work-item, 33 parts of one row", Geometry::square (32, 16, 8), 0, 0, 4, 33,
+       S::Tiles},
+      {"tiles: 16x16 in 143x143, 8 offsets per work-item, 16 KB local memory (parts by the area's rows)",
+       {16, 16, 143, 143, 6}, 0, 16384, 8, 0, S::Tiles},
+      {"tiles: 24x16 in 40x61, work-group 32, 3 offsets per work-item, 7 parts", {24, 16, 40, 61, 3}, 32, 0, 3, 7,
+       S::Tiles},
+      {"tiles: 13x11 in 40x35, work-group 32, 4 offsets per work-item, 3 parts", {13, 11, 40, 35, 4}, 32, 0, 4, 3,
+       S::Tiles},
+      {"tiles: 8x8 in 10x10, 1 offset per work-item, more parts than rows", {8, 8, 10, 10, 5}, 0, 0, 1, 100, S::Tiles},
+      // the default schedule where the tiles' area does not fit: the rows schedule on every device
+      {"default: 32x32 +-16 in 12 KB of local memory (rows)", Geometry::square (32, 16, 8), 0, 12288, 0, -1,
+       S::Default},
+  };
+  const bool only_tiles = argc > 1 && std::string (argv[1]) == "tiles";
+  if (only_tiles) {
+    for (const Case &c : tile_cases)
+      run_case (c);
+    return finish ();
+  }
   for (const Case &c : cases)
     run_case (c);
   test_in_flight ();

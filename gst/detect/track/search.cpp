@@ -109,10 +109,17 @@ struct TemplateSearch::Impl {
   cl::Device dev;
   cl::Queue upload_queue; // uploads and conversions, where they overlap searches
   cl::Program program;
-  cl::Kernel convert, extract, search, search_part, reduce;
+  cl::Kernel convert, extract, search, search_part, reduce, tiles, reduce_parts;
   bool from_cache = false;
   bool gpu = false;
   int wg = 256, band = 0, kx = 1;
+  Config::Schedule schedule = Config::Schedule::Rows;
+  int parts = 1;          // resolved: 0 automatic, else fixed
+  bool sad_ptx = false;
+  size_t tiles_max_wg = 0;     // the tiles kernel's work-group limit
+  size_t tiles_local_words = 0; // local memory left to its area, in words
+  cl::Mem part_best;
+  size_t part_best_size = 0;
   cl::Mem mask;
   cl::Mem templates;
   int slots = 0;
@@ -135,6 +142,79 @@ struct TemplateSearch::Impl {
       return e;
     *have = need;
     return {};
+  }
+
+  // Tiles: parts of `rows` offset rows, `wg` work-items, `scratch` words
+  // of local memory for the area (and the reductions).
+  struct TilePlan {
+    int parts = 1, rows = 1, wg = 32;
+    size_t scratch = 0;
+  };
+  int tile_row_words () const { // SWT in kernels/track.cl
+    const Geometry &g = cfg.geometry;
+    const int pwk = (g.positions_w () + kx - 1) / kx;
+    return (pwk * kx + g.template_w + 3) / 4 * 4;
+  }
+  bool tile_fits (int rows, int wg, size_t *scratch) const {
+    size_t np2 = 1;
+    while (np2 < static_cast<size_t> (wg))
+      np2 <<= 1;
+    *scratch = std::max (static_cast<size_t> (rows + cfg.geometry.template_h - 1) * tile_row_words (), 2 * np2);
+    return *scratch <= tiles_local_words;
+  }
+  // The plan for `templates` templates: parts fixed by the configuration, or
+  // the one that gives the busiest compute unit the least work (the
+  // templates' work-groups spread evenly over the compute units, each
+  // work-group's work-items as many as its groups of offsets, in whole
+  // warps, up to the kernel's limit; its area's sampling besides; a second
+  // launch where there are several parts).
+  bool plan_tiles (int templates, TilePlan *out) const {
+    const Geometry &g = cfg.geometry;
+    const int ph = g.positions_h (), pwk = (g.positions_w () + kx - 1) / kx;
+    size_t cap = tiles_max_wg;
+    if (cfg.work_group > 0)
+      cap = std::min<size_t> (cap, cfg.work_group);
+    const int max_wg = static_cast<int> (cap >= 32 ? cap / 32 * 32 : cap);
+    if (max_wg < 1)
+      return false;
+    auto threads = [&] (int rows) {
+      const int want = rows * pwk;
+      return std::min (max_wg, (want + 31) / 32 * 32);
+    };
+    const double cus = std::max<cl_uint> (dev.info.compute_units, 1);
+    const double per_offset = 2.0 * g.template_w * g.template_h; // a multiply-add and a SAD per pixel
+    if (parts > 0) { // fixed; more parts where the area's rows do not fit
+      for (int rows = (ph + std::min (parts, ph) - 1) / std::min (parts, ph); rows >= 1; rows--) {
+        const int wg = threads (rows);
+        size_t scratch = 0;
+        if (tile_fits (rows, wg, &scratch)) {
+          *out = {(ph + rows - 1) / rows, rows, wg, scratch};
+          return true;
+        }
+      }
+      return false;
+    }
+    double best_cost = 0;
+    bool found = false;
+    for (int rows = ph; rows >= 1; rows--) {
+      const int p = (ph + rows - 1) / rows;
+      const int wg = threads (rows);
+      size_t scratch = 0;
+      if (!tile_fits (rows, wg, &scratch))
+        continue;
+      const double iters = std::ceil (static_cast<double> (rows) * pwk / wg);
+      const double per_cu = std::ceil (static_cast<double> (templates) * p / cus);
+      const double work =
+          wg * iters * kx * per_offset + static_cast<double> (rows + g.template_h - 1) * tile_row_words () * 16;
+      // a second launch: about 2 us of a compute unit's 128 lanes at 1.7 GHz
+      const double cost = per_cu * work + (p > 1 ? 4.4e5 : 0);
+      if (!found || cost < best_cost) {
+        found = true;
+        best_cost = cost;
+        *out = {p, rows, wg, scratch};
+      }
+    }
+    return found;
   }
 
   cl_event *ev (cl::Event *e) { return cfg.profile ? e->out () : nullptr; }
@@ -201,6 +281,27 @@ struct TemplateSearch::Impl {
   }
 };
 
+// The default schedule of each kind of device, as measured
+// (docs/tracking.md, "Schedules of the search"): the first row of the
+// device's kind whose local memory the geometry fits.
+namespace {
+struct ScheduleDefault {
+  bool gpu;
+  TemplateSearch::Config::Schedule schedule;
+  int offsets_per_item, parts;
+};
+using Schedule = TemplateSearch::Config::Schedule;
+const ScheduleDefault schedule_defaults[] = {
+    // H100: 100 templates 32x32 +-32 px 0.401 ms, 1000 of 16x16 in 143x143 2.221 ms
+    {true, Schedule::Rows, 4, 1},
+    // PoCL, 2 shared cores, against rows 8x1: 100 templates 32x32 +-32 px 668 -> 453 ms (one part of 608
+    // work-items), 1000 of 16x16 in 143x143 6.69 -> 4.14 s
+    {false, Schedule::Tiles, 8, 0},
+    // where the tiles' area rows do not fit the device's local memory
+    {false, Schedule::Rows, 8, 1},
+};
+} // namespace
+
 std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, std::string *error) {
   auto impl = std::make_unique<Impl> ();
   Impl &m = *impl;
@@ -213,6 +314,11 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   }
   if (config.frames < 1 || config.frames > 64) {
     *error = "frames in flight must be 1 to 64";
+    return nullptr;
+  }
+  if (config.offsets_per_item < 0 || config.offsets_per_item > 8 || config.parts < -1) {
+    *error = "offsets per work-item must be 0 (the device's default) to 8 and parts -1 (the default), 0 (automatic) "
+             "or more";
     return nullptr;
   }
   if (m.cfg.mask.empty ())
@@ -232,11 +338,6 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   }
   const bool gpu = (m.dev.info.type & CL_DEVICE_TYPE_GPU) || (m.dev.info.type & CL_DEVICE_TYPE_ACCELERATOR);
   m.gpu = gpu;
-  if (config.offsets_per_item < 0 || config.offsets_per_item > 8 || config.parts < 0) {
-    *error = "offsets per work-item must be 0 (the device's default) to 8 and parts 0 (automatic) or more";
-    return nullptr;
-  }
-  m.kx = config.offsets_per_item > 0 ? config.offsets_per_item : gpu ? 4 : 8;
   if (config.upload_queue > 0 || (config.upload_queue < 0 && gpu)) {
     cl_int st = CL_SUCCESS;
     m.upload_queue.reset (clCreateCommandQueue (m.dev.context.get (), m.dev.info.id,
@@ -256,41 +357,102 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
     return nullptr;
   }
   m.wg = wg;
-  // Offset rows per band: as many search-area rows as the local memory
-  // budget holds beside the template and the reduction arrays.
-  size_t budget = config.local_bytes > 0 ? config.local_bytes : 32768;
-  const size_t fixed_bytes = m.template_bytes () + static_cast<size_t> (wg) * 8 + 256;
-  if (m.dev.info.local_mem > 0)
-    budget = std::min<size_t> (budget, m.dev.info.local_mem > fixed_bytes ? m.dev.info.local_mem - fixed_bytes : 0);
-  const size_t row_bytes = static_cast<size_t> (g.search_w + m.kx - 1) * 4; // rows padded for the last group of offsets
-  const long rows = static_cast<long> (budget / row_bytes) - (g.template_h - 1);
-  if (rows < 1) {
-    *error = "the search area's rows do not fit in the device's local memory (" + std::to_string (budget) +
-             " bytes for " + std::to_string (g.search_w + m.kx - 1) + "-pixel rows and a " + std::to_string (g.template_h) +
-             "-row template)";
+
+  // The schedules to try: the configuration's, or the device kind's defaults.
+  std::vector<ScheduleDefault> choices;
+  for (const ScheduleDefault &d : schedule_defaults)
+    if (d.gpu == gpu && (config.schedule == Schedule::Default || config.schedule == d.schedule))
+      choices.push_back (d);
+  if (choices.empty ()) // a schedule the device kind has no default for
+    choices.push_back ({gpu, config.schedule, gpu ? 4 : 8, gpu ? 0 : 1});
+  std::string why;
+  for (const ScheduleDefault &choice : choices) {
+    m.schedule = choice.schedule;
+    m.kx = config.offsets_per_item > 0 ? config.offsets_per_item : choice.offsets_per_item;
+    m.parts = config.parts >= 0 ? config.parts : choice.parts;
+    // Rows: offset rows per band, as many search-area rows as the local
+    // memory budget holds beside the template and the reduction arrays.
+    size_t budget = config.local_bytes > 0 ? config.local_bytes : 32768;
+    const size_t fixed_bytes = m.template_bytes () + static_cast<size_t> (wg) * 8 + 256;
+    if (m.dev.info.local_mem > 0)
+      budget = std::min<size_t> (budget, m.dev.info.local_mem > fixed_bytes ? m.dev.info.local_mem - fixed_bytes : 0);
+    const size_t row_bytes = static_cast<size_t> (g.search_w + m.kx - 1) * 4; // rows padded for the last group of offsets
+    const long rows = static_cast<long> (budget / row_bytes) - (g.template_h - 1);
+    if (rows < 1 && m.schedule == Schedule::Rows) {
+      why = "the search area's rows do not fit in the device's local memory (" + std::to_string (budget) +
+            " bytes for " + std::to_string (g.search_w + m.kx - 1) + "-pixel rows and a " +
+            std::to_string (g.template_h) + "-row template)";
+      continue;
+    }
+    m.band = static_cast<int> (std::clamp<long> (rows, 1, g.positions_h ()));
+    if (m.schedule == Schedule::Tiles) {
+      // the template's colours and weights, the area of one offset row (and
+      // the reductions of 32 work-items) at least
+      const size_t template_words = 2 * static_cast<size_t> ((g.template_w * g.template_h + 3) / 4 * 4);
+      const size_t local = config.local_bytes > 0 ? std::min<size_t> (config.local_bytes, m.dev.info.local_mem)
+                                                  : m.dev.info.local_mem;
+      m.tiles_local_words = local / 4 > template_words + 64 ? local / 4 - template_words - 64 : 0;
+      if (static_cast<size_t> (g.template_h) * m.tile_row_words () > m.tiles_local_words) {
+        why = "the tiles' area rows do not fit in the device's local memory (" + std::to_string (local) + " bytes)";
+        continue;
+      }
+    }
+    why.clear ();
+    break;
+  }
+  if (!why.empty ()) {
+    *error = why;
     return nullptr;
   }
-  m.band = static_cast<int> (std::min<long> (rows, g.positions_h ()));
+  m.sad_ptx = m.schedule == Schedule::Tiles && config.sad_ptx != 0 &&
+              m.dev.info.platform_name.find ("NVIDIA") != std::string::npos;
 
   std::string opts = "-cl-std=CL1.2 -D TW=" + std::to_string (g.template_w) + " -D TH=" +
                      std::to_string (g.template_h) + " -D SW=" + std::to_string (g.search_w) + " -D SH=" +
                      std::to_string (g.search_h) + " -D BAND=" + std::to_string (m.band) + " -D WG=" +
                      std::to_string (wg) + " -D ALT_D=" + std::to_string (g.alt_distance) + " -D KX=" +
                      std::to_string (m.kx);
-  if (cl::Error e = cl::build_program (m.dev, kernels::track_source, kernels::track_hash, opts, &m.program,
-                                       &m.from_cache)) {
-    *error = e.message;
+  cl::Error built = cl::build_program (m.dev, kernels::track_source, kernels::track_hash,
+                                       opts + (m.sad_ptx ? " -D SAD_PTX" : ""), &m.program, &m.from_cache);
+  if (built && m.sad_ptx) { // a driver that refuses the inline PTX: the integer SAD
+    m.sad_ptx = false;
+    built = cl::build_program (m.dev, kernels::track_source, kernels::track_hash, opts, &m.program, &m.from_cache);
+  }
+  if (built) {
+    *error = built.message;
     return nullptr;
   }
   for (auto [name, k] : {std::pair<const char *, cl::Kernel *>{"track_convert", &m.convert},
                          {"track_extract", &m.extract},
                          {"track_search", &m.search},
                          {"track_search_part", &m.search_part},
-                         {"track_reduce", &m.reduce}})
+                         {"track_reduce", &m.reduce},
+                         {"track_search_tiles", &m.tiles},
+                         {"track_reduce_parts", &m.reduce_parts}})
     if (cl::Error e = cl::create_kernel (m.program, name, k)) {
       *error = e.message;
       return nullptr;
     }
+  if (m.schedule == Schedule::Tiles) {
+    size_t kwg = 0;
+    cl_ulong klocal = 0;
+    if (clGetKernelWorkGroupInfo (m.tiles.get (), m.dev.info.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
+                                  nullptr) != CL_SUCCESS)
+      kwg = m.dev.info.max_work_group;
+    if (clGetKernelWorkGroupInfo (m.tiles.get (), m.dev.info.id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klocal, &klocal,
+                                  nullptr) == CL_SUCCESS &&
+        klocal > 0) { // the kernel's own local arrays, as the driver counts them
+      const size_t local = config.local_bytes > 0 ? std::min<size_t> (config.local_bytes, m.dev.info.local_mem)
+                                                  : m.dev.info.local_mem;
+      m.tiles_local_words = local > klocal + 1024 ? (local - klocal - 1024) / 4 : 0;
+    }
+    m.tiles_max_wg = std::min<size_t> ({kwg, m.dev.info.max_work_group, 1024});
+    Impl::TilePlan plan;
+    if (!m.plan_tiles (1, &plan)) {
+      *error = "the tiles' area rows do not fit in the device's local memory";
+      return nullptr;
+    }
+  }
   if (cl::Error e = cl::upload_vector (m.dev, &m.mask, m.cfg.mask)) {
     *error = e.message;
     return nullptr;
@@ -311,11 +473,23 @@ int TemplateSearch::work_group () const { return impl_->wg; }
 int TemplateSearch::band_rows () const { return impl_->band; }
 int TemplateSearch::offsets_per_item () const { return impl_->kx; }
 
+TemplateSearch::Config::Schedule TemplateSearch::schedule () const { return impl_->schedule; }
+bool TemplateSearch::sad_ptx () const { return impl_->sad_ptx; }
+
+int TemplateSearch::tile_work_group (int templates) const {
+  Impl::TilePlan plan;
+  return impl_->schedule == Schedule::Tiles && impl_->plan_tiles (std::max (templates, 1), &plan) ? plan.wg : 0;
+}
+
 int TemplateSearch::parts_for (int templates) const {
   const Impl &m = *impl_;
   const int rows = m.cfg.geometry.positions_h ();
-  if (m.cfg.parts > 0)
-    return std::min (m.cfg.parts, rows);
+  if (m.schedule == Schedule::Tiles) {
+    Impl::TilePlan plan;
+    return m.plan_tiles (std::max (templates, 1), &plan) ? plan.parts : 1;
+  }
+  if (m.parts > 0)
+    return std::min (m.parts, rows);
   if (!m.gpu || templates <= 0)
     return 1;
   const int want = 2 * static_cast<int> (std::max<cl_uint> (m.dev.info.compute_units, 1));
@@ -366,15 +540,22 @@ cl::Error TemplateSearch::upload_async (int frame, const ColorFrame &f) {
   cl_uint nwait = 0;
   if (cl::Error e = m.prepare (*fs, f.width, f.height, bytes[0] + bytes[1] + bytes[2], wait, &nwait))
     return e;
-  fs->upload_events.resize (n);
   size_t off[3] = {0, 0, 0};
-  for (int i = 0, at = 0; i < n; i++) {
-    off[i] = at;
-    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.uq (), fs->raw.get (), CL_FALSE, at, bytes[i], f.planes[i],
+  for (int i = 1; i < n; i++)
+    off[i] = off[i - 1] + bytes[i - 1];
+  // Planes that follow one another in memory (as decoders lay out NV12 and
+  // I420 frames) go in one write: one command's overhead instead of two or
+  // three.
+  bool adjacent = true;
+  for (int i = 1; i < n; i++)
+    adjacent = adjacent && f.planes[i] == f.planes[i - 1] + bytes[i - 1];
+  const int writes = adjacent ? 1 : n;
+  fs->upload_events.resize (writes);
+  for (int i = 0; i < writes; i++)
+    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.uq (), fs->raw.get (), CL_FALSE, off[i],
+                                            adjacent ? off[n - 1] + bytes[n - 1] : bytes[i], f.planes[i],
                                             i == 0 ? nwait : 0, i == 0 && nwait ? wait : nullptr,
                                             m.ev (&fs->upload_events[i])));
-    at += bytes[i];
-  }
   const int strides[3] = {f.strides[0], n > 1 ? f.strides[1] : 0, n > 2 ? f.strides[2] : 0};
   if (cl::Error e = m.enqueue_convert (*fs, fs->raw, convert_format (f.format), off, strides, rgb_offsets (f.format),
                                        0, nullptr))
@@ -528,7 +709,25 @@ cl::Error TemplateSearch::search_async (int frame, const std::vector<int> &slots
   const cl_uint nwait = m.wait_converted (*fs, wait);
   const cl_int parts = parts_for (static_cast<int> (n));
   fs->reduce_event.reset ();
-  if (parts == 1) {
+  if (m.schedule == Schedule::Tiles) {
+    Impl::TilePlan plan;
+    if (!m.plan_tiles (static_cast<int> (n), &plan))
+      return {"the tiles' area rows do not fit in the device's local memory"};
+    if (cl::Error e = m.grow (&m.part_best, &m.part_best_size, n * plan.parts * 2 * sizeof (cl_uint)))
+      return e;
+    const cl_int tp = plan.parts, rows = plan.rows;
+    GPUDETECT_CL_TRY (cl::set_args (m.tiles.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, m.part_best,
+                                    results, tp, rows));
+    GPUDETECT_CL_TRY (clSetKernelArg (m.tiles.get (), 10, plan.scratch * sizeof (cl_uint), nullptr));
+    const size_t tlws = plan.wg, tgws = n * plan.parts * tlws;
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.tiles.get (), 1, nullptr, &tgws, &tlws, nwait,
+                                              nwait ? wait : nullptr, m.ev (&fs->search_event)));
+    if (plan.parts > 1) {
+      GPUDETECT_CL_TRY (cl::set_args (m.reduce_parts.get (), m.dmap, m.part_best, results, tp, rows));
+      GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.reduce_parts.get (), 1, nullptr, &gws, &lws, 0,
+                                                nullptr, m.ev (&fs->reduce_event)));
+    }
+  } else if (parts == 1) {
     GPUDETECT_CL_TRY (cl::set_args (m.search.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, results));
     GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search.get (), 1, nullptr, &gws, &lws, nwait,
                                               nwait ? wait : nullptr, m.ev (&fs->search_event)));

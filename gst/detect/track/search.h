@@ -105,17 +105,27 @@ public:
     int upload_queue = -1;
     // The search's schedule (kernels/track.cl; gpudetect-bench-track
     // --variants compares them on a device; docs/tracking.md has the
-    // figures).  offsets_per_item: neighbouring offsets of a row each
-    // work-item computes at once, reusing template and area pixels from
-    // registers (1..8; 0: 8 on CPU devices, measured on PoCL, 4 on GPUs,
-    // the fastest on the H100 in both standard cases).  parts:
-    // work-groups sharing each template's offset rows, their distances
-    // reduced by a second launch (1: one work-group searches and reduces,
-    // the default; 0: automatic, on GPUs as many as give the device 2
-    // work-groups per compute unit when templates are fewer, else 1; at most
-    // one per offset row).
+    // figures).  Default: the device kind's measured winner (search.cpp,
+    // schedule_defaults).  Rows: a work-group per template (or per part of
+    // its offset rows, `parts`), the area through local memory in bands.
+    // Tiles: each template's offset rows in parts whose area rows are held
+    // whole in local memory, a work-item per group of offsets, the
+    // work-group's size and the parts chosen per search (parts 0) by the
+    // device's compute units, or `parts` fixed.
+    enum class Schedule { Default, Rows, Tiles };
+    Schedule schedule = Schedule::Default;
+    // offsets_per_item: neighbouring offsets of a row each work-item computes
+    // at once, reusing template and area pixels from registers (1..8; 0: the
+    // default).  parts: work-groups sharing each template's offset rows,
+    // their bests (tiles) or distances (rows) reduced by a second launch
+    // (1: one work-group per template searches and reduces; 0: automatic;
+    // at most one per offset row; -1: the default).
     int offsets_per_item = 0;
-    int parts = 1;
+    int parts = -1;
+    // Tiles on NVIDIA's platform: a pixel's |dR| + |dG| + |dB| by one
+    // vabsdiff4 (inline PTX) where the driver takes it (-1), or in integers
+    // (0).  Other platforms: integers.
+    int sad_ptx = -1;
   };
   static std::unique_ptr<TemplateSearch> create (const Config &config, std::string *error);
   ~TemplateSearch ();
@@ -157,8 +167,12 @@ public:
   int work_group () const;
   int band_rows () const;
   int offsets_per_item () const;
+  Config::Schedule schedule () const;
+  bool sad_ptx () const; // the tiles' SAD through vabsdiff4
   // Work-groups per template a search of `templates` templates uses.
   int parts_for (int templates) const;
+  // Tiles: the work-group size a search of `templates` templates uses.
+  int tile_work_group (int templates) const;
   Times last_times () const;
   bool built_from_cache () const;
 
