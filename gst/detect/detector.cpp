@@ -433,6 +433,11 @@ std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::s
   if (cl::Error e = config.share ? cl::attach_device (*config.share, config.profile, &m.dev)
                                  : cl::open_device (config.device, config.profile, &m.dev))
     return fail (CreateError::Device, e.message);
+  // Frames' work on a queue the shared device hands out in turn (queues=N)
+  // rather than the detector's own.
+  if (config.share && m.tuning.queues > 0 && m.dev.queues)
+    if (cl::Error e = m.dev.queues->next (m.dev, m.tuning.queues, config.profile, &m.dev.queue))
+      return fail (CreateError::Device, e.message);
   if (cl::Error e = m.build ())
     return fail (CreateError::Build, e.message);
   m.slots.resize (m.cfg.slots);

@@ -100,13 +100,16 @@ Error choose_device (const std::string &selector, DeviceInfo *out);
 // out-of-order queue runs them one after the other on NVIDIA's driver:
 // tools/profile/queueoverlap.c).
 class ProgramCache; // shared.h
+class QueuePool;
 struct Device {
   DeviceInfo info;
   Context context;
   Queue queue;
   // What every engine on the context shares (shared.h): its programs, built
-  // once; made by open_device, shared by attach_device.
+  // once, and the queues engines may share; made by open_device, shared by
+  // attach_device.
   std::shared_ptr<ProgramCache> programs;
+  std::shared_ptr<QueuePool> queues;
 };
 Error open_device (const std::string &selector, bool profiling, Device *out);
 // `shared`'s device and context (one more reference to it) and its program

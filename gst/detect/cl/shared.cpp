@@ -77,6 +77,25 @@ size_t ProgramCache::held () const {
   return n;
 }
 
+Error QueuePool::next (const Device &dev, int count, bool profiling, Queue *out) {
+  std::lock_guard<std::mutex> g (lock_);
+  Pool &p = pools_[{count, profiling}];
+  if (p.queues.empty ())
+    for (int i = 0; i < count; i++) {
+      cl_int st = CL_SUCCESS;
+      Queue q (clCreateCommandQueue (dev.context.get (), dev.info.id, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &st));
+      if (st != CL_SUCCESS) {
+        p.queues.clear ();
+        GPUDETECT_CL_TRY (st);
+      }
+      p.queues.push_back (std::move (q));
+    }
+  cl_command_queue q = p.queues[p.next++ % p.queues.size ()].get ();
+  GPUDETECT_CL_TRY (clRetainCommandQueue (q));
+  out->reset (q);
+  return {};
+}
+
 Error build_shared_program (const Device &dev, const std::string &source, uint64_t source_hash,
                             const std::string &options, std::shared_ptr<const Program> *out, bool *from_cache,
                             const std::string &ptx_register_limits) {

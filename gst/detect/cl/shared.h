@@ -1,10 +1,12 @@
-// What the engines on one OpenCL context share (Device::programs): the
-// detectors of many streams, gputrack beside them.
+// What the engines on one OpenCL context share (Device::programs,
+// Device::queues): the detectors of many streams, gputrack beside them.
 // - Programs, built once per context: every engine asks the context's cache
 //   for its program; the first asker builds it (through build_program and its
 //   binary cache on disk), the others get the same cl_program for as long as
 //   any of them holds it.  Kernels stay per engine (their arguments are an
 //   engine's own), made from the shared program.
+// - Queues, where asked for (Tuning::queues): a few in-order queues that the
+//   engines on the context take in turn, instead of one each.
 #pragma once
 
 #include "cl.h"
@@ -45,6 +47,22 @@ private:
   mutable std::mutex lock_;
   std::map<std::string, std::shared_ptr<Entry>> entries_;
   uint64_t builds_ = 0;
+};
+
+class QueuePool {
+public:
+  // The next of `count` in-order queues on the context (profiling ones
+  // where asked for), made on first use and handed out in turn; `*out` holds
+  // its own reference.
+  Error next (const Device &dev, int count, bool profiling, Queue *out);
+
+private:
+  struct Pool {
+    std::vector<Queue> queues;
+    size_t next = 0;
+  };
+  std::mutex lock_;
+  std::map<std::pair<int, bool>, Pool> pools_;
 };
 
 // A program through `dev`'s cache (Device::programs), or built for this
