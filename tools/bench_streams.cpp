@@ -28,10 +28,11 @@
 // over the streams; latency then counts from arrival.  0: as fast as possible.
 // --profile: profiling queues, and the device time of the window's frames
 // (the sum of their commands' times, OpenCL profiling events) per second of
-// the window: 1 is one command at a time all the time, more is commands of
-// several streams at once; and launches per second (profiling queues cost
-// the host more per command on some drivers: the other columns are best
-// read from a run without).
+// the window: below 1 the device idles part of the time (the host or the
+// launches are the bound), 1 or more it always has work (commands of several
+// streams at once each counting); and launches per second (profiling queues
+// cost the host more per command on some drivers: the other columns are
+// best read from a run without).
 #include "cl/shared.h"
 #include "detector.h"
 

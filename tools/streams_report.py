@@ -61,6 +61,8 @@ def variant(r):
         parts.append(f"{r['slots']} in flight")
     if 'connections' in r['label']:
         parts.append('CUDA_DEVICE_MAX_CONNECTIONS=32')
+    if r.get('profile'):
+        parts.append('profiling queues')
     return ', '.join(parts) or 'default'
 
 
@@ -98,11 +100,13 @@ def variants_table(runs):
     if not rows:
         return ''
     out = ['| device | model | variant | streams | frames/s, all streams | latency p50 (ms) | worst p95 (ms) | '
-           'host cores busy |',
-           '|---|---|---|---|---|---|---|---|']
+           'host cores busy | device time per second | launches per second | wrong or failed frames |',
+           '|---|---|---|---|---|---|---|---|---|---|---|']
     for r in sorted(rows, key=lambda r: (r['device'], r['model'], r['streams'], -r['aggregate_fps'])):
+        prof = f"{r['device_busy']:.2f} | {r['launches_per_s']:.0f}" if r.get('profile') else '— | —'
         out.append(f"| {r['device']} | {r['model']} | {variant(r)} | {r['streams']} | **{fps(r['aggregate_fps'])}** | "
-                   f"{r['latency_p50_ms']:.2f} | {r['latency_p95_max_ms']:.2f} | {r['host_cores']:.2f} |")
+                   f"{r['latency_p50_ms']:.2f} | {r['latency_p95_max_ms']:.2f} | {r['host_cores']:.2f} | {prof} | "
+                   f"{r['mismatches'] + r['errors']} |")
     return '\n'.join(out) + '\n'
 
 
