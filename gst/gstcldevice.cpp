@@ -1,5 +1,7 @@
 #include "gstcldevice.h"
 
+#include <vector>
+
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_detect_cl_device_debug);
 #define GST_CAT_DEFAULT gst_gpu_detect_cl_device_debug
 
@@ -74,6 +76,39 @@ static gboolean query_peer (GstElement *, GstPad *pad, gpointer user_data)
   return !d->answered; // on to the next pad until one answers
 }
 
+// Every device an element of this process opened and some element still
+// holds, so that pipelines that do not see each other's contexts (separate
+// pipelines of one application) still share one context, one program cache
+// and one set of programs per device, as elements in one pipeline do.
+static std::mutex process_lock;
+static std::vector<std::weak_ptr<gpudetect::cl::Device>> process_devices;
+
+static GpuDetectSharedDevice process_device (const gpudetect::cl::DeviceInfo &want, const std::string &selector,
+                                             std::string *error)
+{
+  std::lock_guard<std::mutex> g (process_lock);
+  GpuDetectSharedDevice found;
+  for (auto it = process_devices.begin (); it != process_devices.end ();) {
+    GpuDetectSharedDevice d = it->lock ();
+    if (!d) {
+      it = process_devices.erase (it);
+      continue;
+    }
+    if (!found && d->info.id == want.id)
+      found = std::move (d);
+    ++it;
+  }
+  if (found)
+    return found;
+  auto d = std::make_shared<gpudetect::cl::Device> ();
+  if (gpudetect::cl::Error e = gpudetect::cl::open_device (selector, false, d.get ())) {
+    *error = e.message;
+    return {};
+  }
+  process_devices.push_back (d);
+  return d;
+}
+
 bool gpudetect_cl_device_ensure (GstElement *element, const std::string &selector, GpuDetectDeviceSlot *slot,
                                  GpuDetectSharedDevice *out, std::string *error)
 {
@@ -113,13 +148,12 @@ bool gpudetect_cl_device_ensure (GstElement *element, const std::string &selecto
     *out = d;
     return true;
   }
-  // 3. a new one, announced
-  auto d = std::make_shared<gpudetect::cl::Device> ();
-  if (gpudetect::cl::Error e = gpudetect::cl::open_device (selector, false, d.get ())) {
-    *error = e.message;
+  // 3. the one another pipeline of this process opened on this device, else
+  // a new one; announced
+  GpuDetectSharedDevice d = process_device (want, selector, error);
+  if (!d)
     return false;
-  }
-  GST_DEBUG_OBJECT (element, "new shared OpenCL device %s", d->info.describe ().c_str ());
+  GST_DEBUG_OBJECT (element, "shared OpenCL device %s", d->info.describe ().c_str ());
   GstContext *c = gpudetect_cl_context_new (d);
   gst_element_set_context (element, c);
   gst_element_post_message (element, gst_message_new_have_context (GST_OBJECT (element), c));

@@ -3,7 +3,10 @@
 // theirs: an element that needs a device asks its peers (context query),
 // then the application and its bins (need-context message); the first one
 // to open a device announces it (have-context message) and answers its
-// peers' queries.  Each engine makes its own queue on the shared context, so
+// peers' queries.  An element that finds no context that way takes the one
+// another element of the process opened on the same device, if any still
+// holds it: separate pipelines of one application (one per camera) share
+// the device's context and its programs too.  Each engine makes its own queue on the shared context, so
 // buffers, programs and page-locked memory can pass between them
 // (docs/ARCHITECTURE.md).  The context's structure holds "device" (the
 // GstGpuDetectClDevice boxed type) and "name" (the device, in words).
@@ -40,8 +43,8 @@ struct GpuDetectDeviceSlot {
 
 // The device for `selector` (as the device property: "auto", an index, a
 // name substring): the one in `slot` where it is that device, else one a peer
-// or the application gives, else a new one, announced with a have-context
-// message.  False with `*error` when no device matches.
+// or the application gives, else the process's own on that device (opened by
+// the first element that needed it), announced with a have-context message.  False with `*error` when no device matches.
 bool gpudetect_cl_device_ensure (GstElement *element, const std::string &selector, GpuDetectDeviceSlot *slot,
                                  GpuDetectSharedDevice *out, std::string *error);
 

@@ -23,6 +23,7 @@
 
 #include "gstgpudetect.h"
 
+#include "cl/shared.h"
 #include "detector.h"
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
@@ -74,6 +75,7 @@ enum {
   PROP_TUNING,
   PROP_LEVELS_PER_OCTAVE,
   PROP_SHRINK,
+  PROP_PROGRAM_BUILDS,
 };
 
 #define DEFAULT_MODEL "lbp-frontalface-improved"
@@ -832,6 +834,11 @@ static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue 
   case PROP_MESSAGE_MODE: g_value_set_enum (value, s.message_mode); break;
   case PROP_UPLOAD_POOL: g_value_set_boolean (value, s.upload_pool); break;
   case PROP_DEVICE_NAME: g_value_set_string (value, priv->device_name.empty () ? nullptr : priv->device_name.c_str ()); break;
+  case PROP_PROGRAM_BUILDS: {
+    GpuDetectSharedDevice d = priv->shared.get ();
+    g_value_set_uint64 (value, d ? gpudetect::cl::program_builds (*d) : 0);
+    break;
+  }
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -887,6 +894,12 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
       g_param_spec_string ("device-name", "Device name", "The OpenCL device in use (read-only, set once started)",
           nullptr, static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_PROGRAM_BUILDS,
+      g_param_spec_uint64 ("program-builds", "Program builds",
+          "OpenCL programs built so far on this element's device (context) in this process, by every element "
+          "sharing it: elements with the same model and options build their program once (read-only; 0 before "
+          "the element starts)", 0, G_MAXUINT64, 0,
+          static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
   g_object_class_install_property (gobject_class, PROP_SCALE_FACTOR,
       g_param_spec_double ("scale-factor", "Scale factor", "Pyramid scale step between detection window sizes",
           1.01, 10.0, DEFAULT_SCALE_FACTOR, playing));

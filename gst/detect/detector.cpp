@@ -3,6 +3,7 @@
 // every family (core/family.h).
 #include "detector.h"
 
+#include "cl/shared.h"
 #include "families/registry.h"
 
 #include <algorithm>
@@ -58,7 +59,7 @@ struct Detector::Impl {
   SearchParams search;
   std::unique_ptr<Family> family;
   cl::Device dev;
-  cl::Program program;
+  std::shared_ptr<const cl::Program> program; // shared with every engine on the context with the same program
   bool from_cache = false;
 
   std::shared_ptr<const PyramidGeometry> geom;
@@ -106,15 +107,15 @@ struct Detector::Impl {
     std::string opts = "-cl-std=CL1.2 " + spec.options;
     if (!tuning.build_options.empty ())
       opts += " " + tuning.build_options;
-    cl::Error built = cl::build_program (dev, spec.source, spec.hash, opts, &program, &from_cache,
-                                         spec.ptx_register_limits);
+    cl::Error built = cl::build_shared_program (dev, spec.source, spec.hash, opts, &program, &from_cache,
+                                                spec.ptx_register_limits);
     if (built && !spec.optional_option.empty () && opts.find (spec.optional_option) != std::string::npos) {
       opts.erase (opts.find (spec.optional_option), spec.optional_option.size ());
-      built = cl::build_program (dev, spec.source, spec.hash, opts, &program, &from_cache);
+      built = cl::build_shared_program (dev, spec.source, spec.hash, opts, &program, &from_cache);
     }
     if (built)
       return built;
-    if (cl::Error e = family->setup ({dev, tuning, family->gpu_schedule ()}, program))
+    if (cl::Error e = family->setup ({dev, tuning, family->gpu_schedule ()}, *program))
       return e;
     upload_mode = tuning.upload_queue >= 0 ? tuning.upload_queue : (family->gpu_schedule () ? 2 : 0);
     if (upload_mode != 0) {
@@ -432,6 +433,11 @@ std::unique_ptr<Detector> Detector::create (const DetectorConfig &config, std::s
   if (cl::Error e = config.share ? cl::attach_device (*config.share, config.profile, &m.dev)
                                  : cl::open_device (config.device, config.profile, &m.dev))
     return fail (CreateError::Device, e.message);
+  // Frames' work on a queue the shared device hands out in turn (queues=N)
+  // rather than the detector's own.
+  if (config.share && m.tuning.queues > 0 && m.dev.queues)
+    if (cl::Error e = m.dev.queues->next (m.dev, m.tuning.queues, config.profile, &m.dev.queue))
+      return fail (CreateError::Device, e.message);
   if (cl::Error e = m.build ())
     return fail (CreateError::Build, e.message);
   m.slots.resize (m.cfg.slots);
@@ -571,6 +577,7 @@ const char *Detector::threshold_meaning () const { return impl_->family->thresho
 bool Detector::gpu_schedule () const { return impl_->family->gpu_schedule (); }
 const PyramidGeometry *Detector::geometry () const { return impl_->geom.get (); }
 bool Detector::built_from_cache () const { return impl_->from_cache; }
+uint64_t Detector::program_builds () const { return cl::program_builds (impl_->dev); }
 uint64_t Detector::host_syncs () const { return impl_->host_syncs; }
 Detector::HostTimes Detector::host_times () const { return impl_->host_times; }
 

@@ -26,8 +26,10 @@ namespace gpudetect {
 struct DetectorConfig {
   std::string model = "lbp-frontalface-improved"; // short name, file name or path
   std::string device;                             // "", "auto", an index or a name substring
-  // A device whose context to share (another engine's, gputrack's): then
-  // `device` is not used, and the detector makes only a queue of its own.
+  // A device whose context to share (another engine's, gputrack's, the
+  // other streams'): then `device` is not used, the detector makes only a
+  // queue of its own, and programs come from the context's cache (built once
+  // for every detector with the same model and options).
   const cl::Device *share = nullptr;
   double scale_factor = 1.1;
   int min_neighbors = 3;
@@ -119,6 +121,10 @@ public:
   // The pyramid planned for the last submitted frame size.
   const PyramidGeometry *geometry () const;
   bool built_from_cache () const;
+  // Programs built on this detector's OpenCL context so far, by every engine
+  // on it (cl/shared.h): detectors that share a context (DetectorConfig::
+  // share) and build the same program with the same options build it once.
+  uint64_t program_builds () const;
   // Page-locked host memory on this device's context (made on first use):
   // frames whose pixels lie in it upload at the device's full transfer speed,
   // without the staging copy a driver makes of ordinary memory (with

@@ -1,5 +1,7 @@
 #include "cl.h"
 
+#include "shared.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -177,6 +179,8 @@ Error open_device (const std::string &selector, bool profiling, Device *out) {
   out->queue.reset (
       clCreateCommandQueue (out->context.get (), out->info.id, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &st));
   GPUDETECT_CL_TRY (st);
+  out->programs = std::make_shared<ProgramCache> ();
+  out->queues = std::make_shared<QueuePool> ();
   return {};
 }
 
@@ -186,6 +190,8 @@ Error attach_device (const Device &shared, bool profiling, Device *out) {
   GPUDETECT_CL_TRY (clRetainContext (shared.context.get ()));
   out->info = shared.info;
   out->context.reset (shared.context.get ());
+  out->programs = shared.programs;
+  out->queues = shared.queues;
   cl_int st = CL_SUCCESS;
   out->queue.reset (
       clCreateCommandQueue (out->context.get (), out->info.id, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &st));

@@ -99,15 +99,23 @@ Error choose_device (const std::string &selector, DeviceInfo *out);
 // frame before is still on the device, so that the two overlap (an
 // out-of-order queue runs them one after the other on NVIDIA's driver:
 // tools/profile/queueoverlap.c).
+class ProgramCache; // shared.h
+class QueuePool;
 struct Device {
   DeviceInfo info;
   Context context;
   Queue queue;
+  // What every engine on the context shares (shared.h): its programs, built
+  // once, and the queues engines may share; made by open_device, shared by
+  // attach_device.
+  std::shared_ptr<ProgramCache> programs;
+  std::shared_ptr<QueuePool> queues;
 };
 Error open_device (const std::string &selector, bool profiling, Device *out);
-// `shared`'s device and context (one more reference to it) with a queue of
-// our own: engines that share a context can share buffers, programs and
-// page-locked memory (gputrack beside gpudetect, docs/ARCHITECTURE.md).
+// `shared`'s device and context (one more reference to it) and its program
+// cache, with a queue of our own: engines that share a context share
+// programs and can share buffers and page-locked memory (many streams;
+// gputrack beside gpudetect; docs/ARCHITECTURE.md).
 Error attach_device (const Device &shared, bool profiling, Device *out);
 
 // Page-locked host memory: CL_MEM_ALLOC_HOST_PTR buffers, each mapped once

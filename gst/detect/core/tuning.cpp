@@ -62,6 +62,9 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
     } else if (key == "upload-queue") {
       if (!to_int (value, 0, 2, &t.upload_queue))
         return bad ("expected 0, 1 or 2");
+    } else if (key == "queues") {
+      if (!to_int (value, 0, 64, &t.queues))
+        return bad ("expected 0 to 64");
     } else if (key == "read-prefix") {
       if (!to_int (value, 0, 1 << 24, &t.read_prefix))
         return bad ("expected a count");

@@ -21,6 +21,11 @@ struct Tuning {
   // when a frame before is still on the device (default: 2 on the GPU
   // schedule, else 0).
   int upload_queue = -1;
+  // queues=N: detectors on a shared device (DetectorConfig::share: the
+  // streams of one process) put their frames' work on one of N in-order
+  // queues the device holds, taken in turn, instead of a queue each
+  // (default 0: a queue each; tools/run-streams-benchmarks.sh compares).
+  int queues = 0;
   // read-prefix=N: candidates read back with each frame (a frame with more
   // reads the rest when collected); 0: the whole capacity.
   int read_prefix = 1023;

@@ -708,6 +708,63 @@ GST_START_TEST (test_hogfilter_model)
 }
 GST_END_TEST;
 
+/* Pipelines started to PAUSED; returns the element named `name` in it. */
+static GstElement *paused (const char *desc, const char *name, GstElement **pipeline)
+{
+  *pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (*pipeline != NULL);
+  fail_if (gst_element_set_state (*pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (*pipeline, NULL, NULL, 120 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  return gst_bin_get_by_name (GST_BIN (*pipeline), name);
+}
+
+static guint64 builds (GstElement *e)
+{
+  guint64 n = 0;
+  g_object_get (e, "program-builds", &n, NULL);
+  return n;
+}
+
+/* Elements on one device share its context and build a program once per
+ * model and options: two elements with the same model in one pipeline, and
+ * in another pipeline of the process, one build; another model, one more. */
+GST_START_TEST (test_program_builds)
+{
+  GstElement *p1, *p2, *p3;
+  GstElement *a = paused ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,width=160,height=120 ! "
+      "gpudetect name=a model=lbp-frontalface-improved ! gpudetect name=b model=lbp-frontalface-improved ! "
+      "fakesink", "a", &p1);
+  GstElement *b = gst_bin_get_by_name (GST_BIN (p1), "b");
+  fail_unless_equals_uint64 (builds (a), 1);
+  fail_unless_equals_uint64 (builds (b), 1);
+  /* a second pipeline, which does not see the first's context: the process's */
+  GstElement *c = paused ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,width=160,height=120 ! "
+      "gpudetect name=c model=lbp-frontalface-improved ! fakesink", "c", &p2);
+  fail_unless_equals_uint64 (builds (c), 1);
+  gchar *na = NULL, *nc = NULL;
+  g_object_get (a, "device-name", &na, NULL);
+  g_object_get (c, "device-name", &nc, NULL);
+  fail_unless (na && nc && strcmp (na, nc) == 0);
+  g_free (na);
+  g_free (nc);
+  /* another model: its own program */
+  GstElement *d = paused ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,width=160,height=120 ! "
+      "gpudetect name=d model=haar-frontalface-default ! fakesink", "d", &p3);
+  fail_unless_equals_uint64 (builds (d), 2);
+  /* counted on one context: all four elements' */
+  fail_unless_equals_uint64 (builds (a), 2);
+  fail_unless_equals_uint64 (builds (b), 2);
+  fail_unless_equals_uint64 (builds (c), 2);
+  GstElement *elements[] = {a, b, c, d}, *pipelines[] = {p1, p2, p3};
+  for (guint i = 0; i < G_N_ELEMENTS (elements); i++)
+    gst_object_unref (elements[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (pipelines); i++) {
+    gst_element_set_state (pipelines[i], GST_STATE_NULL);
+    gst_object_unref (pipelines[i]);
+  }
+}
+GST_END_TEST;
+
 static Suite *gpudetect_suite (void)
 {
   Suite *s = suite_create ("gpudetect");
@@ -727,6 +784,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_trained_models);
   tcase_add_test (tc, test_forest_model);
   tcase_add_test (tc, test_hogfilter_model);
+  tcase_add_test (tc, test_program_builds);
   return s;
 }
 

@@ -1,0 +1,399 @@
+/**
+ * SECTION:element-roijson
+ * @title: roijson
+ *
+ * Writes the region-of-interest metadata of every buffer (from gpudetect,
+ * gputrack or any other element) as one JSON object per line, to a file or to
+ * standard output, and passes the buffer on untouched.  The layout is
+ * DL Streamer's gvametaconvert's:
+ * |[
+ * {"timestamp":33333333,"resolution":{"width":1920,"height":1080},
+ *  "objects":[{"x":700,"y":130,"w":80,"h":100,"region_id":0,"roi_type":"face",
+ *              "detection":{"bounding_box":{"x_min":0.364,"y_min":0.12,"x_max":0.406,"y_max":0.213},
+ *                           "confidence":0.83,"label_id":0,"label":"face"},
+ *              "id":3}]}
+ * ]|
+ * (one line per buffer; shown here on several).  "timestamp" is the buffer's
+ * PTS in nanoseconds (absent where it has none), "region_id" the ROI's id in
+ * the buffer, "id" the object id a tracker gave (its "object_id" parameter;
+ * absent where there is none).  Where the "detection" parameters are missing
+ * (videoconvert and videoscale drop them in GStreamer 1.22), "detection"
+ * holds the box normalised from x, y, w, h and the label from roi_type.
+ * "source" is the #GstRoiJson:source property, where set.
+ *
+ * ## Example
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! decodebin ! videoconvert ! gpudetect ! \
+ *     roijson location=faces.jsonl ! fakesink
+ * ]|
+ */
+#include "config.h"
+
+#include "gstroijson.h"
+
+#include "gpudetect-elements.h"
+
+#include <gst/video/gstvideometa.h>
+#include <gst/video/video.h>
+#include <json-glib/json-glib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+GST_DEBUG_CATEGORY_STATIC (gst_roi_json_debug);
+#define GST_CAT_DEFAULT gst_roi_json_debug
+
+enum {
+  PROP_0,
+  PROP_LOCATION,
+  PROP_SOURCE,
+  PROP_ADD_EMPTY_RESULTS,
+};
+
+#define DEFAULT_ADD_EMPTY_RESULTS TRUE
+
+namespace {
+struct Settings {
+  std::string location; // empty or "-": standard output
+  std::string source;
+  bool add_empty = DEFAULT_ADD_EMPTY_RESULTS;
+};
+} // namespace
+
+struct GstRoiJsonPrivate {
+  std::mutex lock; // guards settings
+  Settings settings;
+  // streaming state
+  FILE *out = nullptr;
+  bool own_file = false; // out is ours to close (not stdout)
+  std::string where;     // the file's name in messages
+  GstVideoInfo info;
+  bool have_info = false;
+  JsonGenerator *generator = nullptr;
+};
+
+struct _GstRoiJson {
+  GstBaseTransform parent;
+  GstRoiJsonPrivate *priv;
+};
+
+#define gst_roi_json_parent_class parent_class
+G_DEFINE_TYPE (GstRoiJson, gst_roi_json, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (roijson, "roijson", GST_RANK_NONE, GST_TYPE_ROI_JSON,
+                                       gpudetect_element_init (plugin));
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
+
+// A tracker's object id: the "id" field of the "object_id" parameter, of
+// whichever integer type it was written with.
+static bool object_id (GstVideoRegionOfInterestMeta *roi, gint64 *id)
+{
+  GstStructure *o = gst_video_region_of_interest_meta_get_param (roi, "object_id");
+  if (!o)
+    return false;
+  const GValue *v = gst_structure_get_value (o, "id");
+  if (!v)
+    return false;
+  if (G_VALUE_HOLDS_INT (v))
+    *id = g_value_get_int (v);
+  else if (G_VALUE_HOLDS_UINT (v))
+    *id = g_value_get_uint (v);
+  else if (G_VALUE_HOLDS_INT64 (v))
+    *id = g_value_get_int64 (v);
+  else if (G_VALUE_HOLDS_UINT64 (v))
+    *id = static_cast<gint64> (g_value_get_uint64 (v));
+  else
+    return false;
+  return true;
+}
+
+static void add_object (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, int width, int height)
+{
+  const char *type = roi->roi_type ? g_quark_to_string (roi->roi_type) : "";
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "x");
+  json_builder_add_int_value (b, roi->x);
+  json_builder_set_member_name (b, "y");
+  json_builder_add_int_value (b, roi->y);
+  json_builder_set_member_name (b, "w");
+  json_builder_add_int_value (b, roi->w);
+  json_builder_set_member_name (b, "h");
+  json_builder_add_int_value (b, roi->h);
+  json_builder_set_member_name (b, "region_id");
+  json_builder_add_int_value (b, roi->id);
+  json_builder_set_member_name (b, "roi_type");
+  json_builder_add_string_value (b, type);
+
+  json_builder_set_member_name (b, "detection");
+  json_builder_begin_object (b);
+  GstStructure *d = gst_video_region_of_interest_meta_get_param (roi, "detection");
+  double box[4] = {0, 0, 0, 0}; // x_min, y_min, x_max, y_max
+  const char *names[4] = {"x_min", "y_min", "x_max", "y_max"};
+  bool have_box = d != nullptr;
+  for (int i = 0; i < 4 && have_box; i++)
+    have_box = gst_structure_get_double (d, names[i], &box[i]);
+  if (!have_box && width > 0 && height > 0) {
+    box[0] = static_cast<double> (roi->x) / width, box[1] = static_cast<double> (roi->y) / height;
+    box[2] = static_cast<double> (roi->x + roi->w) / width, box[3] = static_cast<double> (roi->y + roi->h) / height;
+    have_box = true;
+  }
+  if (have_box) {
+    json_builder_set_member_name (b, "bounding_box");
+    json_builder_begin_object (b);
+    for (int i = 0; i < 4; i++) {
+      json_builder_set_member_name (b, names[i]);
+      json_builder_add_double_value (b, box[i]);
+    }
+    json_builder_end_object (b);
+  }
+  double confidence;
+  if (d && gst_structure_get_double (d, "confidence", &confidence)) {
+    json_builder_set_member_name (b, "confidence");
+    json_builder_add_double_value (b, confidence);
+  }
+  gint label_id;
+  if (d && gst_structure_get_int (d, "label_id", &label_id)) {
+    json_builder_set_member_name (b, "label_id");
+    json_builder_add_int_value (b, label_id);
+  }
+  const char *label = d ? gst_structure_get_string (d, "label") : nullptr;
+  json_builder_set_member_name (b, "label");
+  json_builder_add_string_value (b, label ? label : type);
+  json_builder_end_object (b);
+
+  gint64 id;
+  if (object_id (roi, &id)) {
+    json_builder_set_member_name (b, "id");
+    json_builder_add_int_value (b, id);
+  }
+  json_builder_end_object (b);
+}
+
+// The buffer's line (without its newline); empty when there is nothing to
+// write (no object, and add-empty-results off).
+static std::string buffer_line (GstRoiJson *self, GstBuffer *buf, const Settings &s)
+{
+  GstRoiJsonPrivate *priv = self->priv;
+  const int width = priv->have_info ? GST_VIDEO_INFO_WIDTH (&priv->info) : 0;
+  const int height = priv->have_info ? GST_VIDEO_INFO_HEIGHT (&priv->info) : 0;
+  guint n = 0;
+  gpointer state = nullptr;
+  while (gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    n++;
+  if (n == 0 && !s.add_empty)
+    return {};
+  JsonBuilder *b = json_builder_new ();
+  json_builder_begin_object (b);
+  if (GST_BUFFER_PTS_IS_VALID (buf)) {
+    json_builder_set_member_name (b, "timestamp");
+    json_builder_add_int_value (b, static_cast<gint64> (GST_BUFFER_PTS (buf)));
+  }
+  if (!s.source.empty ()) {
+    json_builder_set_member_name (b, "source");
+    json_builder_add_string_value (b, s.source.c_str ());
+  }
+  if (priv->have_info) {
+    json_builder_set_member_name (b, "resolution");
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "width");
+    json_builder_add_int_value (b, width);
+    json_builder_set_member_name (b, "height");
+    json_builder_add_int_value (b, height);
+    json_builder_end_object (b);
+  }
+  json_builder_set_member_name (b, "objects");
+  json_builder_begin_array (b);
+  state = nullptr;
+  while (GstMeta *m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    add_object (b, reinterpret_cast<GstVideoRegionOfInterestMeta *> (m), width, height);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  JsonNode *root = json_builder_get_root (b);
+  json_generator_set_root (priv->generator, root);
+  gchar *text = json_generator_to_data (priv->generator, nullptr);
+  std::string line (text);
+  g_free (text);
+  json_node_unref (root);
+  g_object_unref (b);
+  return line;
+}
+
+static gboolean gst_roi_json_start (GstBaseTransform *trans)
+{
+  GstRoiJson *self = GST_ROI_JSON (trans);
+  GstRoiJsonPrivate *priv = self->priv;
+  std::string location;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    location = priv->settings.location;
+  }
+  if (location.empty () || location == "-") {
+    priv->out = stdout;
+    priv->own_file = false;
+    priv->where = "stdout";
+  } else {
+    priv->out = std::fopen (location.c_str (), "w");
+    if (!priv->out) {
+      const int err = errno;
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+                         (_("Could not open \"%s\" to write detections into."), location.c_str ()),
+                         ("fopen: %s", g_strerror (err)));
+      return FALSE;
+    }
+    priv->own_file = true;
+    priv->where = location;
+  }
+  priv->generator = json_generator_new ();
+  json_generator_set_pretty (priv->generator, FALSE);
+  return TRUE;
+}
+
+static gboolean gst_roi_json_stop (GstBaseTransform *trans)
+{
+  GstRoiJson *self = GST_ROI_JSON (trans);
+  GstRoiJsonPrivate *priv = self->priv;
+  bool ok = true;
+  int err = 0;
+  if (priv->out && priv->own_file) {
+    ok = std::fclose (priv->out) == 0;
+    err = errno;
+  } else if (priv->out) {
+    ok = std::fflush (priv->out) == 0;
+    err = errno;
+  }
+  priv->out = nullptr;
+  g_clear_object (&priv->generator);
+  priv->have_info = false;
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (_("Could not write detections to \"%s\"."), priv->where.c_str ()),
+                       ("closing: %s", g_strerror (err)));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean gst_roi_json_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
+{
+  GstRoiJson *self = GST_ROI_JSON (trans);
+  // Any raw video, with any memory: the resolution is all we read.
+  self->priv->have_info = gst_video_info_from_caps (&self->priv->info, incaps);
+  if (!self->priv->have_info)
+    GST_WARNING_OBJECT (self, "no video info in %" GST_PTR_FORMAT ": lines without resolution", incaps);
+  return TRUE;
+}
+
+static GstFlowReturn gst_roi_json_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstRoiJson *self = GST_ROI_JSON (trans);
+  GstRoiJsonPrivate *priv = self->priv;
+  Settings s;
+  {
+    std::lock_guard<std::mutex> g (priv->lock);
+    s = priv->settings;
+  }
+  std::string line = buffer_line (self, buf, s);
+  if (line.empty ())
+    return GST_FLOW_OK;
+  line += '\n';
+  // One call per line: lines of several elements writing to stdout do not interleave.
+  if (std::fwrite (line.data (), 1, line.size (), priv->out) != line.size () || std::fflush (priv->out) != 0) {
+    const int err = errno;
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (_("Could not write detections to \"%s\"."), priv->where.c_str ()),
+                       ("%s", g_strerror (err)));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static void gst_roi_json_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstRoiJsonPrivate *priv = GST_ROI_JSON (object)->priv;
+  std::lock_guard<std::mutex> g (priv->lock);
+  Settings &s = priv->settings;
+  switch (prop_id) {
+  case PROP_LOCATION: s.location = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
+  case PROP_SOURCE: s.source = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
+  case PROP_ADD_EMPTY_RESULTS: s.add_empty = g_value_get_boolean (value); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+  }
+}
+
+static void gst_roi_json_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstRoiJsonPrivate *priv = GST_ROI_JSON (object)->priv;
+  std::lock_guard<std::mutex> g (priv->lock);
+  const Settings &s = priv->settings;
+  switch (prop_id) {
+  case PROP_LOCATION: g_value_set_string (value, s.location.empty () ? nullptr : s.location.c_str ()); break;
+  case PROP_SOURCE: g_value_set_string (value, s.source.empty () ? nullptr : s.source.c_str ()); break;
+  case PROP_ADD_EMPTY_RESULTS: g_value_set_boolean (value, s.add_empty); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+  }
+}
+
+static void gst_roi_json_finalize (GObject *object)
+{
+  GstRoiJsonPrivate *priv = GST_ROI_JSON (object)->priv;
+  if (priv->out && priv->own_file)
+    std::fclose (priv->out);
+  g_clear_object (&priv->generator);
+  delete priv;
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void gst_roi_json_init (GstRoiJson *self)
+{
+  self->priv = new GstRoiJsonPrivate ();
+  gst_video_info_init (&self->priv->info);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void gst_roi_json_class_init (GstRoiJsonClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_roi_json_debug, "roijson", 0, "Region-of-interest metadata as JSON lines");
+
+  gobject_class->set_property = gst_roi_json_set_property;
+  gobject_class->get_property = gst_roi_json_get_property;
+  gobject_class->finalize = gst_roi_json_finalize;
+
+  const GParamFlags ready =
+      static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  const GParamFlags playing =
+      static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "File to write one JSON object per buffer into (replaced if it exists); unset or \"-\": standard output",
+          nullptr, ready));
+  g_object_class_install_property (gobject_class, PROP_SOURCE,
+      g_param_spec_string ("source", "Source",
+          "Written as the \"source\" field of every line (e.g. the camera's URI); unset: no such field", nullptr,
+          playing));
+  g_object_class_install_property (gobject_class, PROP_ADD_EMPTY_RESULTS,
+      g_param_spec_boolean ("add-empty-results", "Add empty results",
+          "Write a line for buffers without any region of interest too (an empty \"objects\" array)",
+          DEFAULT_ADD_EMPTY_RESULTS, playing));
+
+  gst_element_class_set_static_metadata (element_class, "Region of interest JSON writer", "Filter/Analyzer/Video",
+      "Writes the region-of-interest metadata of every buffer (boxes, labels, confidences, object ids) as one "
+      "JSON object per line, in DL Streamer's gvametaconvert layout",
+      "gpudetect developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_roi_json_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_roi_json_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_roi_json_set_caps);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_roi_json_transform_ip);
+}
