@@ -20,7 +20,9 @@
  *   -D HOG_FW=<filter columns> -D HOG_PR=<row padding> -D HOG_PC=<column
  *   padding> -D HOG_NF=<filters> [-D HOG_FP64]; the filters over other
  *   features (hog_dt.cl): -D HOG_FILTER_DIMS=<feature planes> (default 31)
- *   [-D HOG_ACC_DOUBLE: scores summed in double]
+ *   [-D HOG_ACC_DOUBLE: each filter position's terms summed in float, the
+ *   positions' sums in double, columns outer (as OpenCV's HOG sums a
+ *   window's blocks)]
  */
 #pragma OPENCL FP_CONTRACT OFF
 #ifdef HOG_FP64
@@ -367,6 +369,26 @@ hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global c
   for (int f = 0; f < HOG_NF; f++)
     acc[f] = 0.0f;
   if (live) {
+#ifdef HOG_ACC_DOUBLE
+    /* position by position (columns outer), each position's terms summed in
+     * float, the positions' sums in double */
+    for (int n = 0; n < HOG_FW; n++)
+      for (int m = 0; m < HOG_FH; m++) {
+        float part[HOG_NF];
+        for (int f = 0; f < HOG_NF; f++)
+          part[f] = 0.0f;
+        __global const float *q = base + m * d.sa + n;
+        __global const float *k = coef + (m * HOG_FW + n) * HOG_NF;
+        for (int dim = 0; dim < HOG_FILTER_DIMS; dim++) {
+          const float x = q[(size_t) dim * plane];
+          for (int f = 0; f < HOG_NF; f++)
+            part[f] += k[f] * x;
+          k += HOG_FH * HOG_FW * HOG_NF;
+        }
+        for (int f = 0; f < HOG_NF; f++)
+          acc[f] += part[f];
+      }
+#else
     __global const float *k = coef;
     for (int dim = 0; dim < HOG_FILTER_DIMS; dim++) {
       __global const float *q = base + (size_t) dim * plane;
@@ -378,6 +400,7 @@ hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global c
           k += HOG_NF;
         }
     }
+#endif
   }
   for (int f = 0; f < HOG_NF; f++) {
     const hog_acc_t s = acc[f];
@@ -423,6 +446,30 @@ hog_filters_rows (__global const int16 *levels, __global const int4 *tiles, int 
     for (int x = 0; x < HOG_TILE; x++)
       acc[f][x] = 0.0f;
   __global const float *base = feats + d.sb + t.y * d.sa + t.z;
+#ifdef HOG_ACC_DOUBLE
+  /* as hog_filters: each position's terms in float, their sums in double */
+  for (int n = 0; n < HOG_FW; n++)
+    for (int m = 0; m < HOG_FH; m++) {
+      float part[HOG_NF][HOG_TILE];
+      for (int f = 0; f < HOG_NF; f++)
+        for (int x = 0; x < HOG_TILE; x++)
+          part[f][x] = 0.0f;
+      __global const float *row = base + m * d.sa + n;
+      __global const float *k = coef + (m * HOG_FW + n) * HOG_NF;
+      for (int dim = 0; dim < HOG_FILTER_DIMS; dim++) {
+        __global const float *q = row + (size_t) dim * plane;
+        for (int f = 0; f < HOG_NF; f++) {
+          const float c = k[f];
+          for (int x = 0; x < cols; x++)
+            part[f][x] += c * q[x];
+        }
+        k += HOG_FH * HOG_FW * HOG_NF;
+      }
+      for (int f = 0; f < HOG_NF; f++)
+        for (int x = 0; x < cols; x++)
+          acc[f][x] += part[f][x];
+    }
+#else
   __global const float *k = coef;
   for (int dim = 0; dim < HOG_FILTER_DIMS; dim++) {
     __global const float *q = base + (size_t) dim * plane;
@@ -438,6 +485,7 @@ hog_filters_rows (__global const int16 *levels, __global const int4 *tiles, int 
       }
     }
   }
+#endif
   const int px = max (d.sf / HOG_NF, 1);
   for (int x = 0; x < cols; x++)
     for (int f = 0; f < HOG_NF; f++)

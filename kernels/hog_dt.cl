@@ -20,22 +20,50 @@
  * item, se first window, sf windows across.
  * Build options: -D DT_P1, DT_P3, DT_P5, DT_P7 (OpenCV's arctangent
  * coefficients, in degrees), -D DT_DEG (pi / 180), -D DT_ANGLE_SCALE (bins /
- * pi), -D DT_EPS ((float) DBL_EPSILON), as float literals; [-D DT_DIV_DOUBLE].
+ * pi), -D DT_EPS ((float) DBL_EPSILON), as float literals; -D DT_GAMMA=<1: sqrt of the
+ * grey levels, 0: the levels>; [-D DT_DIV_DOUBLE].
  */
 #pragma OPENCL FP_CONTRACT OFF
 #ifdef DT_DIV_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define DT_DIV(a, b) ((float) ((double) (a) / (double) (b)))
 #define DT_SQRT(a) ((float) sqrt ((double) (a)))
+#define DT_DIV8(a, b) convert_float8 (convert_double8 (a) / convert_double8 (b))
+#define DT_SQRT8(a) convert_float8 (sqrt (convert_double8 (a)))
 #else
 #define DT_DIV(a, b) ((a) / (b))
 #define DT_SQRT(a) sqrt (a)
+#define DT_DIV8(a, b) ((a) / (b))
+#define DT_SQRT8(a) sqrt (a)
+#endif
+/* OpenCV's lookup table of grey levels, sqrt ((float) v) with gamma
+ * correction (DT_GAMMA=1), as 8 lanes (sqrt is IEEE's here too: the same
+ * values as the table). */
+#if DT_GAMMA
+#define DT_LEVEL8(v) DT_SQRT8 (convert_float8 (v))
+#else
+#define DT_LEVEL8(v) convert_float8 (v)
 #endif
 
 #define DT_BINS 9
 #define DT_NDIMS 36      /* 2 x 2 cells of 9 bins */
 #define DT_BLOCK_PIXELS 256
 #define DT_STRIDE 8      /* block stride and window stride, pixels */
+
+/* The level of an item, from the levels' first items (component k of their
+ * descriptors, increasing): a binary search (a 1080p frame has 44 levels). */
+inline int dt_level_of (__global const int16 *lv, int nlevels, int gid, int k)
+{
+  int lo = 0, hi = nlevels - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (((__global const int *) (lv + mid))[k] <= gid)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
 
 /* --- the levels --- */
 
@@ -52,7 +80,7 @@ dt_resample (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, i
     candidates_reset (cand);
   if (gid >= npixels)
     return;
-  const int l = hog_level_of (levels, nlevels, gid, 2);
+  const int l = dt_level_of (levels, nlevels, gid, 2);
   const int16 d = levels[l];
   const int i = gid - d.s2, y = i / d.s0, x = i - y * d.s0;
   const int ye = ytab[d.s4 + y];
@@ -62,11 +90,12 @@ dt_resample (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, i
 }
 
 /* CPU schedule of the same: a work-item per row of a level (rows: int2
- * level, row). */
+ * level, row); grey frames 8 pixels at a time in vector lanes (the same
+ * integers: a neighbour of weight 0 adds 0). */
 __kernel void
-dt_resample_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, __global const int16 *levels,
-                  __global const int2 *rows, int nrows, __global const int *xtab, __global const int *ytab,
-                  __global uchar *pix, __global uint *cand)
+dt_resample_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, int src_w,
+                  __global const int16 *levels, __global const int2 *rows, int nrows, __global const int *xtab,
+                  __global const int *ytab, __global uchar *pix, __global uint *cand)
 {
   const int gid = get_global_id (0);
   if (gid == 0)
@@ -81,7 +110,23 @@ dt_resample_rows (__global const uchar *src, int src_stride, int src_bpp, int4 r
   __global const uchar *r1 = cy1 ? r0 + src_stride : r0;
   __global const int *xt = xtab + d.s3;
   __global uchar *out = pix + d.s2 + (size_t) r.y * d.s0;
-  for (int x = 0; x < d.s0; x++)
+  int x = 0;
+  if (src_bpp == 1) {
+    for (; x + 8 <= d.s0; x += 8) {
+      const int8 xe = vload8 (0, xt + x);
+      const int8 sx = xe >> 9, sx1 = min (sx + 1, (int8) (src_w - 1));
+      const uint8 cx1 = convert_uint8 (xe & 511), cx0 = (uint8) 256u - cx1;
+      const uint8 a = (uint8) (r0[sx.s0], r0[sx.s1], r0[sx.s2], r0[sx.s3], r0[sx.s4], r0[sx.s5], r0[sx.s6], r0[sx.s7]);
+      const uint8 b = (uint8) (r0[sx1.s0], r0[sx1.s1], r0[sx1.s2], r0[sx1.s3], r0[sx1.s4], r0[sx1.s5], r0[sx1.s6],
+                               r0[sx1.s7]);
+      const uint8 c = (uint8) (r1[sx.s0], r1[sx.s1], r1[sx.s2], r1[sx.s3], r1[sx.s4], r1[sx.s5], r1[sx.s6], r1[sx.s7]);
+      const uint8 e = (uint8) (r1[sx1.s0], r1[sx1.s1], r1[sx1.s2], r1[sx1.s3], r1[sx1.s4], r1[sx1.s5], r1[sx1.s6],
+                               r1[sx1.s7]);
+      const uint8 h0 = a * cx0 + b * cx1, h1 = c * cx0 + e * cx1;
+      vstore8 (convert_uchar8 ((h0 * cy0 + h1 * cy1 + 32768u) >> 16), 0, out + x);
+    }
+  }
+  for (; x < d.s0; x++)
     out[x] = (uchar) resample_rows (r0, r1, src_bpp, rgb, xt[x], cy0, cy1);
 }
 
@@ -131,7 +176,7 @@ dt_gradients (__global const uchar *pix, __global const int16 *levels, int nleve
   const int gid = get_global_id (0);
   if (gid >= npixels)
     return;
-  const int l = hog_level_of (levels, nlevels, gid, 2);
+  const int l = dt_level_of (levels, nlevels, gid, 2);
   const int16 d = levels[l];
   const int i = gid - d.s2, y = i / d.s0, x = i - y * d.s0;
   float2 g;
@@ -142,7 +187,8 @@ dt_gradients (__global const uchar *pix, __global const int16 *levels, int nleve
 }
 
 /* CPU schedule of the same: a work-item per row of a level (rows: int2
- * level, row). */
+ * level, row), the pixels inside the row's ends 8 at a time in vector lanes
+ * (the same operations lane by lane). */
 __kernel void
 dt_gradients_rows (__global const uchar *pix, __global const int16 *levels, __global const int2 *rows, int nrows,
                    __global const float *lut, __global float2 *grad, __global uchar2 *bins)
@@ -152,12 +198,46 @@ dt_gradients_rows (__global const uchar *pix, __global const int16 *levels, __gl
     return;
   const int2 r = rows[gid];
   const int16 d = levels[r.x];
-  __global float2 *go = grad + d.s2 + (size_t) r.y * d.s0;
-  __global uchar2 *bo = bins + d.s2 + (size_t) r.y * d.s0;
-  for (int x = 0; x < d.s0; x++) {
-    float2 g;
-    uchar2 b;
-    dt_gradient (pix + d.s2, d.s0, d.s1, r.y, x, x >= d.s5, lut, &g, &b);
+  const int w = d.s0, h = d.s1, y = r.y;
+  __global const uchar *p = pix + d.s2;
+  __global const uchar *row = p + (size_t) y * w;
+  __global const uchar *up = p + (size_t) (y > 0 ? y - 1 : 1) * w;
+  __global const uchar *dn = p + (size_t) (y < h - 1 ? y + 1 : h - 2) * w;
+  __global float2 *go = grad + d.s2 + (size_t) y * w;
+  __global uchar2 *bo = bins + d.s2 + (size_t) y * w;
+  float2 g;
+  uchar2 b;
+  dt_gradient (p, w, h, y, 0, 0 >= d.s5, lut, &g, &b);
+  go[0] = g;
+  bo[0] = b;
+  int x = 1;
+  for (; x + 8 <= w - 1; x += 8) {
+    const float8 dx = DT_LEVEL8 (vload8 (0, row + x + 1)) - DT_LEVEL8 (vload8 (0, row + x - 1));
+    const float8 dy = DT_LEVEL8 (vload8 (0, dn + x)) - DT_LEVEL8 (vload8 (0, up + x));
+    const float8 mag = DT_SQRT8 (fma (dx, dx, dy * dy));
+    const float8 ax = fabs (dx), ay = fabs (dy);
+    const float8 c = DT_DIV8 (fmin (ax, ay), fmax (ax, ay) + DT_EPS);
+    const float8 cc = c * c;
+    const float8 q = fma (fma (fma (cc, (float8) DT_P7, (float8) DT_P5), cc, (float8) DT_P3), cc, (float8) DT_P1);
+    float8 a = q * c;
+    const int8 tail = (int8) (x) + (int8) (0, 1, 2, 3, 4, 5, 6, 7) >= (int8) (d.s5);
+    a = select (a, select (90.0f - a, fma (-q, c, (float8) 90.0f), tail), ax < ay);
+    a = select (a, 180.0f - a, dx < 0.0f);
+    a = select (a, 360.0f - a, dy < 0.0f);
+    float8 angle = (a * DT_DEG) * DT_ANGLE_SCALE - 0.5f;
+    const float8 fl = floor (angle);
+    int8 hidx = convert_int8 (fl);
+    angle -= fl;
+    const float8 g0 = mag * (1.0f - angle), g1 = mag * angle;
+    hidx = select (hidx, hidx + DT_BINS, hidx < 0);
+    hidx = select (hidx, hidx - DT_BINS, hidx >= DT_BINS);
+    const int8 h1 = select (hidx + 1, (int8) 0, hidx + 1 >= DT_BINS);
+    const uint16 inter = (uint16) (0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    vstore16 (shuffle2 (g0, g1, inter), 0, (__global float *) (go + x));
+    vstore16 (convert_uchar16 (shuffle2 (hidx, h1, inter)), 0, (__global uchar *) (bo + x));
+  }
+  for (; x < w; x++) {
+    dt_gradient (p, w, h, y, x, x >= d.s5, lut, &g, &b);
     go[x] = g;
     bo[x] = b;
   }
@@ -213,7 +293,7 @@ dt_blocks (__global const float2 *grad, __global const uchar2 *bins, __global co
   const int gid = get_global_id (0), lid = get_local_id (0);
   const int blk = gid >> 2, cell = gid & 3, lb = lid >> 2;
   const int live = blk < nblocks;
-  const int l = live ? hog_level_of (levels, nlevels, blk, 12) : 0;
+  const int l = live ? dt_level_of (levels, nlevels, blk, 12) : 0;
   const int16 d = levels[l];
   const int i = live ? blk - d.sc : 0, by = i / d.sa, bx = i - by * d.sa;
   const int w = d.s0;
@@ -265,8 +345,10 @@ dt_blocks (__global const float2 *grad, __global const uchar2 *bins, __global co
 }
 
 /* CPU schedule: a work-item per row of blocks of a level (rows: int2 level,
- * block row), each block's 36 bins in private memory, the votes added in
- * HOGCache's order. */
+ * block row), each block's bins in private memory bin-major (hb[bin] holds
+ * the 4 cells' sums of that bin), so that a pixel adds its two votes to its
+ * cells as two 4-lane products and sums, in HOGCache's order; a cell the
+ * pixel does not vote into takes a product with weight 0 (x + 0 is x). */
 __kernel void
 dt_blocks_rows (__global const float2 *grad, __global const uchar2 *bins, __global const int16 *levels,
                 __global const int2 *rows, int nrows, __global const int *ptab, __global const float4 *pw,
@@ -279,9 +361,9 @@ dt_blocks_rows (__global const float2 *grad, __global const uchar2 *bins, __glob
   const int16 d = levels[r.x];
   const int w = d.s0;
   for (int bx = 0; bx < d.sa; bx++) {
-    float h[DT_NDIMS];
-    for (int k = 0; k < DT_NDIMS; k++)
-      h[k] = 0.0f;
+    float4 hb[DT_BINS];
+    for (int k = 0; k < DT_BINS; k++)
+      hb[k] = 0.0f;
     const size_t origin = (size_t) d.s2 + (size_t) (r.y * DT_STRIDE) * w + bx * DT_STRIDE;
     for (int k = 0; k < DT_BLOCK_PIXELS; k++) {
       const int pos = ptab[k];
@@ -289,12 +371,15 @@ dt_blocks_rows (__global const float2 *grad, __global const uchar2 *bins, __glob
       const float2 a = grad[at];
       const uchar2 b = bins[at];
       const float4 w4 = pw[k];
-      const float wc[4] = {w4.x, w4.y, w4.z, w4.w};
-      for (int c = 0; c < 4; c++)
-        if (wc[c] != 0.0f) {
-          h[c * DT_BINS + b.x] += a.x * wc[c];
-          h[c * DT_BINS + b.y] += a.y * wc[c];
-        }
+      hb[b.x] += a.x * w4;
+      hb[b.y] += a.y * w4;
+    }
+    float h[DT_NDIMS];
+    for (int k = 0; k < DT_BINS; k++) {
+      h[k] = hb[k].x;
+      h[DT_BINS + k] = hb[k].y;
+      h[2 * DT_BINS + k] = hb[k].z;
+      h[3 * DT_BINS + k] = hb[k].w;
     }
     float scale, scale2;
     dt_l2hys (h, l2hys, &scale, &scale2);

@@ -298,7 +298,7 @@ std::string DtDevice::options (const cl::Device &dev, const DtHogParams &p) {
   std::string o = " -D DT_P1=" + float_literal (k.p1) + " -D DT_P3=" + float_literal (k.p3) +
                   " -D DT_P5=" + float_literal (k.p5) + " -D DT_P7=" + float_literal (k.p7) +
                   " -D DT_DEG=" + float_literal (k.deg) + " -D DT_ANGLE_SCALE=" + float_literal (angle_scale (p)) +
-                  " -D DT_EPS=" + float_literal (k.eps);
+                  " -D DT_EPS=" + float_literal (k.eps) + " -D DT_GAMMA=" + (p.gamma ? "1" : "0");
   // hog.cl's FHOG kernels are built too (for its filters); their options
   o += " -D HOG_CELL=8 -D HOG_PR=1 -D HOG_PC=1";
   // OpenCV's divisions and square roots are IEEE's
@@ -384,8 +384,8 @@ cl::Error DtDevice::geometry (const cl::Device &dev, const DtPlan &plan, const F
   const cl_int plane = static_cast<cl_int> (plan.blocks);
   if (rows_) {
     GPUDETECT_CL_TRY (cl::set_args (resample_.get (), cl::Mem (), cl_int (layout.stride ()), cl_int (layout.bpp ()),
-                                    rgb_offsets (layout.format), levels_, pix_rows_, cl_int (npix_rows_), xtab_, ytab_,
-                                    pix_, cl::Mem ()));
+                                    rgb_offsets (layout.format), cl_int (plan.image_width), levels_, pix_rows_,
+                                    cl_int (npix_rows_), xtab_, ytab_, pix_, cl::Mem ()));
     GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, pix_rows_, cl_int (npix_rows_), lut_, grad_,
                                     bins_));
     GPUDETECT_CL_TRY (cl::set_args (blocks_.get (), grad_, bins_, levels_, block_rows_, cl_int (nblock_rows_), ptab_,
@@ -403,7 +403,7 @@ cl::Error DtDevice::geometry (const cl::Device &dev, const DtPlan &plan, const F
 }
 
 cl::Error DtDevice::enqueue (const cl::Mem &src, const cl::Mem &candidates, Launcher &l) {
-  const cl_uint src_arg = 0, cand_arg = rows_ ? 10 : 11;
+  const cl_uint src_arg = 0, cand_arg = 11;
   if (bound_src_ != src.get ()) {
     GPUDETECT_CL_TRY (cl::set_arg (resample_.get (), src_arg, src));
     bound_src_ = src.get ();
