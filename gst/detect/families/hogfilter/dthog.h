@@ -118,6 +118,8 @@ std::vector<float> dt_blocks (const DtHogParams &p, const DtLevel &l, const std:
 
 // The device side: the program's source and options, the kernels, the
 // buffers of a plan, and a frame's launches (levels, gradients, blocks).
+// The CPU schedule's kernels compute the grey levels' square roots in vector
+// lanes where the others read OpenCV's table: the same IEEE square roots.
 class DtDevice {
 public:
   static std::string source ();
@@ -130,7 +132,8 @@ public:
   // pixel or block).
   cl::Error setup (const cl::Device &dev, const cl::Program &program, const DtHogParams &p, bool rows = false);
   // (Re)allocates for a plan.  Level descriptors (int16): s0 width, s1
-  // height, s2 pixel offset, s3 xtab first, s4 ytab first, s9 blocks down,
+  // height, s2 pixel offset, s3 xtab first, s4 ytab first, s5 first column
+  // of OpenCV's scalar arctangent (the width where none), s9 blocks down,
   // s10 blocks across, s11 block offset (= s12, its first block item), s14
   // first window, s15 windows across: components 10, 11, 14, 15 as
   // kernels/hog.cl's filters read them.
