@@ -18,7 +18,11 @@
  *       item, first window, windows across (positions x filters)
  * Build options: -D HOG_CELL=<cell size> -D HOG_FH=<filter rows>
  *   -D HOG_FW=<filter columns> -D HOG_PR=<row padding> -D HOG_PC=<column
- *   padding> -D HOG_NF=<filters> [-D HOG_FP64]
+ *   padding> -D HOG_NF=<filters> [-D HOG_FP64]; the filters over other
+ *   features (hog_dt.cl): -D HOG_FILTER_DIMS=<feature planes> (default 31)
+ *   [-D HOG_ACC_DOUBLE: each filter position's terms summed in float, the
+ *   positions' sums in double, columns outer (as OpenCV's HOG sums a
+ *   window's blocks)]
  */
 #pragma OPENCL FP_CONTRACT OFF
 #ifdef HOG_FP64
@@ -27,6 +31,15 @@
 
 #define HOG_DIMS 31
 #define HOG_CELL_FLOATS 20 /* 18 bins, the energy, one unused */
+#ifndef HOG_FILTER_DIMS
+#define HOG_FILTER_DIMS HOG_DIMS
+#endif
+#ifdef HOG_ACC_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double hog_acc_t;
+#else
+typedef float hog_acc_t;
+#endif
 
 /* The level of an item, from the levels' first items (component k of their
  * descriptors). */
@@ -352,12 +365,32 @@ hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global c
   __local uint sbase;
   const int lid = get_local_id (0);
 #endif
-  float acc[HOG_NF];
+  hog_acc_t acc[HOG_NF];
   for (int f = 0; f < HOG_NF; f++)
     acc[f] = 0.0f;
   if (live) {
+#ifdef HOG_ACC_DOUBLE
+    /* position by position (columns outer), each position's terms summed in
+     * float, the positions' sums in double */
+    for (int n = 0; n < HOG_FW; n++)
+      for (int m = 0; m < HOG_FH; m++) {
+        float part[HOG_NF];
+        for (int f = 0; f < HOG_NF; f++)
+          part[f] = 0.0f;
+        __global const float *q = base + m * d.sa + n;
+        __global const float *k = coef + (m * HOG_FW + n) * HOG_NF;
+        for (int dim = 0; dim < HOG_FILTER_DIMS; dim++) {
+          const float x = q[(size_t) dim * plane];
+          for (int f = 0; f < HOG_NF; f++)
+            part[f] += k[f] * x;
+          k += HOG_FH * HOG_FW * HOG_NF;
+        }
+        for (int f = 0; f < HOG_NF; f++)
+          acc[f] += part[f];
+      }
+#else
     __global const float *k = coef;
-    for (int dim = 0; dim < HOG_DIMS; dim++) {
+    for (int dim = 0; dim < HOG_FILTER_DIMS; dim++) {
       __global const float *q = base + (size_t) dim * plane;
       for (int m = 0; m < HOG_FH; m++)
         for (int n = 0; n < HOG_FW; n++) {
@@ -367,9 +400,10 @@ hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global c
           k += HOG_NF;
         }
     }
+#endif
   }
   for (int f = 0; f < HOG_NF; f++) {
-    const float s = acc[f];
+    const hog_acc_t s = acc[f];
     const int keep = live && s >= thresholds[f];
     const uint win = (uint) (d.se * HOG_NF + i * HOG_NF + f);
 #ifdef HOG_COMPACT
@@ -379,11 +413,11 @@ hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global c
       sbase = total ? atomic_add (&cand[0], (uint) total) : 0u;
     barrier (CLK_LOCAL_MEM_FENCE);
     if (keep)
-      candidate_put (cand, sbase + (uint) rank, capacity, win, s);
+      candidate_put (cand, sbase + (uint) rank, capacity, win, (float) s);
     barrier (CLK_LOCAL_MEM_FENCE);
 #else
     if (keep)
-      candidate_emit (cand, capacity, win, s);
+      candidate_emit (cand, capacity, win, (float) s);
 #endif
   }
 }
@@ -407,13 +441,37 @@ hog_filters_rows (__global const int16 *levels, __global const int4 *tiles, int 
   const int4 t = tiles[gid];
   const int16 d = levels[t.x];
   const int cols = t.w;
-  float acc[HOG_NF][HOG_TILE];
+  hog_acc_t acc[HOG_NF][HOG_TILE];
   for (int f = 0; f < HOG_NF; f++)
     for (int x = 0; x < HOG_TILE; x++)
       acc[f][x] = 0.0f;
   __global const float *base = feats + d.sb + t.y * d.sa + t.z;
+#ifdef HOG_ACC_DOUBLE
+  /* as hog_filters: each position's terms in float, their sums in double */
+  for (int n = 0; n < HOG_FW; n++)
+    for (int m = 0; m < HOG_FH; m++) {
+      float part[HOG_NF][HOG_TILE];
+      for (int f = 0; f < HOG_NF; f++)
+        for (int x = 0; x < HOG_TILE; x++)
+          part[f][x] = 0.0f;
+      __global const float *row = base + m * d.sa + n;
+      __global const float *k = coef + (m * HOG_FW + n) * HOG_NF;
+      for (int dim = 0; dim < HOG_FILTER_DIMS; dim++) {
+        __global const float *q = row + (size_t) dim * plane;
+        for (int f = 0; f < HOG_NF; f++) {
+          const float c = k[f];
+          for (int x = 0; x < cols; x++)
+            part[f][x] += c * q[x];
+        }
+        k += HOG_FH * HOG_FW * HOG_NF;
+      }
+      for (int f = 0; f < HOG_NF; f++)
+        for (int x = 0; x < cols; x++)
+          acc[f][x] += part[f][x];
+    }
+#else
   __global const float *k = coef;
-  for (int dim = 0; dim < HOG_DIMS; dim++) {
+  for (int dim = 0; dim < HOG_FILTER_DIMS; dim++) {
     __global const float *q = base + (size_t) dim * plane;
     for (int m = 0; m < HOG_FH; m++) {
       __global const float *row = q + m * d.sa;
@@ -427,9 +485,10 @@ hog_filters_rows (__global const int16 *levels, __global const int4 *tiles, int 
       }
     }
   }
+#endif
   const int px = max (d.sf / HOG_NF, 1);
   for (int x = 0; x < cols; x++)
     for (int f = 0; f < HOG_NF; f++)
       if (acc[f][x] >= thresholds[f])
-        candidate_emit (cand, capacity, (uint) ((d.se + t.y * px + t.z + x) * HOG_NF + f), acc[f][x]);
+        candidate_emit (cand, capacity, (uint) ((d.se + t.y * px + t.z + x) * HOG_NF + f), (float) acc[f][x]);
 }

@@ -10,10 +10,17 @@
 // parity images, for gpudetect-bench --parity on hosts without image codecs).
 // gpudetect-make-frames --parity-only DIR IMAGE...: only the IMAGEs, as
 // DIR/NAME.pgm (the tests' grey inputs, made at build time).
+// gpudetect-make-frames --video-frames DIR VIDEO N...: frames N... of VIDEO
+// as DIR/STEM-N.pgm, grey (people walking: opencv-doc's vtest.avi).
+// Where opencv-doc's vtest.avi can be read, the standard set also has
+//   vga-people.pgm    640x480    its frame 300 resized
+//   1080p-people.pgm  1920x1080  the same frame resized
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -50,7 +57,42 @@ static int grey_copies (const std::string &dir, int n, char **images) {
   return 0;
 }
 
+// Frame n of a video, grey (empty where it cannot be read).
+static cv::Mat video_frame (const std::string &path, int n) {
+  cv::VideoCapture cap (path);
+  cv::Mat f, g;
+  for (int i = 0; cap.isOpened () && i <= n; i++)
+    if (!cap.read (f))
+      return {};
+  if (!f.empty ())
+    cv::cvtColor (f, g, cv::COLOR_BGR2GRAY);
+  return g;
+}
+
 int main (int argc, char **argv) {
+  if (argc >= 5 && std::string (argv[1]) == "--video-frames") {
+    std::error_code ec;
+    std::filesystem::create_directories (argv[2], ec);
+    std::string stem = argv[3];
+    stem = stem.substr (stem.find_last_of ('/') + 1);
+    stem = stem.substr (0, stem.find_last_of ('.'));
+    // one pass through the video
+    cv::VideoCapture cap (argv[3]);
+    cv::Mat f, g;
+    int at = -1;
+    for (int i = 4; i < argc; i++) {
+      const int n = std::atoi (argv[i]);
+      while (at < n && cap.isOpened () && cap.read (f))
+        at++;
+      if (at != n || f.empty ()) {
+        std::fprintf (stderr, "cannot read frame %s of %s (frames in increasing order)\n", argv[i], argv[3]);
+        return 2;
+      }
+      cv::cvtColor (f, g, cv::COLOR_BGR2GRAY);
+      save (std::string (argv[2]) + "/" + stem + "-" + argv[i] + ".pgm", g);
+    }
+    return 0;
+  }
   if (argc >= 3 && std::string (argv[1]) == "--parity-only") {
     std::error_code ec;
     std::filesystem::create_directories (argv[2], ec);
@@ -83,8 +125,18 @@ int main (int argc, char **argv) {
     cv::resize (crowd, r, sz, 0, 0, cv::INTER_AREA);
     save (out + "/crowd-" + std::to_string (sz.width) + "x" + std::to_string (sz.height) + ".pgm", r);
   }
+  int frames = 8;
+  const cv::Mat people = video_frame (ocv + "vtest.avi", 300);
+  if (!people.empty ()) {
+    cv::Mat r;
+    cv::resize (people, r, {640, 480}, 0, 0, cv::INTER_AREA);
+    save (out + "/vga-people.pgm", r);
+    cv::resize (people, r, {1920, 1080}, 0, 0, cv::INTER_LINEAR);
+    save (out + "/1080p-people.pgm", r);
+    frames += 2;
+  }
   if (int e = grey_copies (out + "/parity", argc - 2, argv + 2))
     return e;
-  std::printf ("wrote 8 frames and %d parity images to %s\n", argc - 2, out.c_str ());
+  std::printf ("wrote %d frames and %d parity images to %s\n", frames, argc - 2, out.c_str ());
   return 0;
 }

@@ -1,6 +1,7 @@
-// The linear HOG filter model's file: a written model reads back identical;
-// malformed files are refused with a message naming the line and column;
-// every size is checked against its cap.
+// The linear HOG filter model's file: a written model reads back identical
+// (FHOG filters, and one over Dalal and Triggs' blocks); malformed files are
+// refused with a message naming the line and column; every size is checked
+// against its cap.
 #include "check.h"
 
 #include "families/hogfilter/model.h"
@@ -29,9 +30,32 @@ HogFilterModel small_model () {
   return m;
 }
 
+// A hog-dt model of 3 x 2 block positions.
+HogFilterModel dt_model () {
+  HogFilterModel m;
+  m.name = "people";
+  m.features = HogFeatures::DalalTriggs;
+  m.rows = 3;
+  m.cols = 2;
+  m.dt.win_sigma = 3.5;
+  m.dt.l2hys = 0.25;
+  m.dt.gamma = false;
+  m.dt.scale = 1.1;
+  m.dt.max_levels = 20;
+  m.dt.group = 3;
+  m.dt.group_eps = 0.3;
+  m.threshold = 0.125;
+  HogFilterModel::Filter fl;
+  fl.bias = 6.6657915115356445;
+  for (int i = 0; i < kDtDims * m.rows * m.cols; i++)
+    fl.coef.push_back (static_cast<float> ((i * 41) % 103) / 97.0f - 0.5f);
+  m.filters.push_back (fl);
+  return m;
+}
+
 // The model's text with `from` replaced by `to` (first occurrence).
-std::string edited (const std::string &from, const std::string &to) {
-  std::string s = write_hogfilter (small_model ());
+std::string edited (const std::string &from, const std::string &to, bool dt = false) {
+  std::string s = write_hogfilter (dt ? dt_model () : small_model ());
   const size_t at = s.find (from);
   if (at == std::string::npos)
     return "(not found: " + from + ")";
@@ -112,6 +136,42 @@ int main () {
   expect_error (text + "filter 1\n", "unexpected 'filter' after the last filter");
   expect_error (edited ("filter-size 2 3\n", ""), "'filter-size ROWS COLS' must come before the first filter");
   expect_error (edited ("threshold -0.25", "threshold 1e7"), "the threshold must be a number");
+  // Dalal and Triggs' features
+  {
+    const HogFilterModel d = dt_model ();
+    const std::string dtext = write_hogfilter (d);
+    HogFilterModel db;
+    const std::string de = parse_hogfilter (dtext, &db);
+    CHECK_MSG (de.empty (), "%s", de.c_str ());
+    CHECK (db.features == HogFeatures::DalalTriggs && db.dims () == 36 && db.rows == 3 && db.cols == 2 &&
+           db.dt.win_sigma == 3.5 && db.dt.l2hys == 0.25 && !db.dt.gamma && db.dt.scale == 1.1 &&
+           db.dt.max_levels == 20 && db.dt.group == 3 && db.dt.group_eps == 0.3 && db.threshold == 0.125 &&
+           db.dt.bins == 9 && db.dt.block == 16 && db.dt.block_stride == 8);
+    CHECK (db.filters.size () == 1 && db.filters[0].bias == d.filters[0].bias &&
+           db.filters[0].coef == d.filters[0].coef && db.filters[0].coef.size () == 36u * 3 * 2);
+    CHECK (write_hogfilter (db) == dtext);
+    CHECK (dtext.find ("pyramid-down") == std::string::npos && dtext.find ("overlap") == std::string::npos);
+    expect_error (edited ("bins 9", "bins 18", true), "line 6, column 6: '18' orientation bins are not supported");
+    expect_error (edited ("block 16 8", "block 8 8", true), "blocks of 8 pixels every 8 are not supported");
+    expect_error (edited ("win-sigma 3.5", "win-sigma 0", true), "line 7, column 11: 'win-sigma' must be a number");
+    expect_error (edited ("l2-hys 0.25", "l2-hys 2", true), "'l2-hys' must be a number above 0, at most 1");
+    expect_error (edited ("scale 1.1000000000000001", "scale 1", true), "'scale' must be a number above 1");
+    expect_error (edited ("gamma 0", "gamma 2", true), "gamma must be 1");
+    expect_error (edited ("group 3 0.29999999999999999", "group 3 1.5", true), "the group eps must be a number from 0 to 1");
+    expect_error (edited ("filters 1", "filters 2", true), "hog-dt models hold one filter");
+    expect_error (edited ("filter-size 3 2\n", "filter-size 3 2\noverlap 0.5 1\n", true),
+                  "'overlap' applies to fhog31 features only");
+    expect_error (edited ("overlap 0.33", "scale 1.2\noverlap 0.33"), "'scale' applies to hog-dt features only");
+    expect_error (edited ("features fhog31\n", "pyramid-down 6\nfeatures hog-dt\n"),
+                  "'features hog-dt' must come before 'pyramid-down'");
+    expect_error (edited ("features fhog31\n", "max-levels 9\nfeatures hog-dt\n"),
+                  "'features hog-dt' must come before 'max-levels'");
+    // 36 dimensions of rows: a filter with FHOG's 31 ends early
+    std::string cut = dtext;
+    for (int k = 0; k < 5 * 3; k++)
+      cut.erase (cut.find_last_of ('\n', cut.size () - 2) + 1);
+    expect_error (cut, "the file ends in filter 0");
+  }
   // a file cut anywhere is refused, never read past its end
   for (size_t n = 0; n + 1 < text.size (); n += 97) {
     HogFilterModel t;

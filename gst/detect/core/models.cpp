@@ -132,6 +132,7 @@ std::string label_for_model (const std::string &path) {
       {"catface", "cat-face"}, {"face", "face"},       {"eye", "eye"},
       {"smile", "smile"},      {"fullbody", "person"}, {"upperbody", "upper-body"},
       {"lowerbody", "lower-body"}, {"plate", "license-plate"}, {"silverware", "silverware"},
+      {"people", "person"},
   };
   for (const auto &[key, label] : table)
     if (stem.find (key) != std::string::npos)

@@ -10,7 +10,7 @@ int round_half_even (double v) { return static_cast<int> (std::nearbyint (v)); }
 // Coefficients of OpenCV's bit-exact bilinear resize for one axis, at the
 // factor inv_scale (cv::resize: dst / src where it is given the size, the
 // factor itself where it is given that).
-static void linear_exact_table (int src, int dst, double inv_scale, std::vector<int32_t> *tab) {
+void linear_exact_table (int src, int dst, double inv_scale, std::vector<int32_t> *tab) {
   const double scale = 1.0 / inv_scale;
   for (int d = 0; d < dst; d++) {
     double f = scale * (d + 0.5) - 0.5;

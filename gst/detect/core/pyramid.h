@@ -74,6 +74,12 @@ PyramidGeometry plan_pyramid_xobjdetect (int image_width, int image_height, int 
 PyramidGeometry plan_pyramid_octaves (int image_width, int image_height, int window_width, int window_height,
                                       int levels_per_octave, int cell, Size2 min_size, Size2 max_size);
 
+// One axis of OpenCV's INTER_LINEAR_EXACT tables for cv::resize at the factor
+// inv_scale (dst / src where it is given the size): an entry per destination
+// index, source index * 512 + the weight of the next source pixel (1/256),
+// appended to `tab`.
+void linear_exact_table (int src, int dst, double inv_scale, std::vector<int32_t> *tab);
+
 // OpenCV's cvRound: round half to even.
 int round_half_even (double v);
 

@@ -765,6 +765,65 @@ GST_START_TEST (test_program_builds)
 }
 GST_END_TEST;
 
+/* OpenCV's people detector as a linear HOG filter model (hog-people, made at
+ * build time where OpenCV is found) on a frame of opencv-doc's vtest.avi
+ * (people walking, made grey at build time): OpenCV's two people, in GRAY8,
+ * NV12 and BGRx alike (the luma of grey colour is the grey); none at a
+ * threshold no window reaches. */
+GST_START_TEST (test_hog_people)
+{
+  gchar *model = g_build_filename (GPUDETECT_BUILD_MODELS, "hog-people.hogfilter", NULL);
+  gchar *frame = g_build_filename (GPUDETECT_BUILD_TESTS, "vtest-0.pgm", NULL);
+  if (!g_file_test (model, G_FILE_TEST_EXISTS) || !g_file_test (frame, G_FILE_TEST_EXISTS)) {
+    g_print ("no %s or %s (made where OpenCV and opencv-doc are found): skipped\n", model, frame);
+    g_free (model);
+    g_free (frame);
+    return;
+  }
+  Gray people;
+  load_pgm (frame, &people);
+  /* HOGDescriptor::detectMultiScale (getDefaultPeopleDetector) on the grey frame, with its weights */
+  const int want[2][4] = {{231, 185, 75, 149}, {620, 158, 97, 193}};
+  const double weight[2] = {2.2789, 0.8089};
+  const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_BGRx};
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    gchar *props = g_strdup_printf ("model=%s", model);
+    GstHarness *h = new_harness (props, formats[f], people.width, people.height);
+    g_free (props);
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&people, formats[f], 0)), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless_equals_int (count_rois (b), 2);
+    for (guint k = 0; k < 2; k++) {
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (b, (gint) k);
+      fail_unless_equals_string (g_quark_to_string (roi->roi_type), "person");
+      const int i = roi->x == (guint) want[0][0] ? 0 : 1;
+      fail_unless (roi->x == (guint) want[i][0] && roi->y == (guint) want[i][1] && roi->w == (guint) want[i][2] &&
+          roi->h == (guint) want[i][3], "%s: box %u,%u %ux%u", gst_video_format_to_string (formats[f]), roi->x,
+          roi->y, roi->w, roi->h);
+      GstStructure *st = gst_video_region_of_interest_meta_get_param (roi, "detection");
+      gdouble conf = 0;
+      fail_unless (st && gst_structure_get_double (st, "confidence", &conf));
+      fail_unless (fabs (conf - 1.0 / (1.0 + exp (-weight[i]))) < 1e-3, "confidence %f", conf);
+    }
+    gst_buffer_unref (b);
+    gst_harness_teardown (h);
+  }
+  gchar *props = g_strdup_printf ("model=%s threshold=100", model);
+  GstHarness *h = new_harness (props, GST_VIDEO_FORMAT_GRAY8, people.width, people.height);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (&people, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  GstBuffer *b = gst_harness_pull (h);
+  fail_unless_equals_int (count_rois (b), 0);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+  g_free (props);
+  g_free (people.pixels);
+  g_free (model);
+  g_free (frame);
+}
+GST_END_TEST;
+
 static Suite *gpudetect_suite (void)
 {
   Suite *s = suite_create ("gpudetect");
@@ -785,6 +844,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_forest_model);
   tcase_add_test (tc, test_hogfilter_model);
   tcase_add_test (tc, test_program_builds);
+  tcase_add_test (tc, test_hog_people);
   return s;
 }
 

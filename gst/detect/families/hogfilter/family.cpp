@@ -300,6 +300,8 @@ std::vector<HogHit> hogfilter_suppress (std::vector<HogHit> hits, double iou, do
 }
 
 std::unique_ptr<Family> make_hogfilter_family (HogFilterModel model) {
+  if (model.features == HogFeatures::DalalTriggs)
+    return make_dthog_family (std::move (model));
   return std::make_unique<HogFilterFamily> (std::move (model));
 }
 

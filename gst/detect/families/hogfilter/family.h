@@ -10,6 +10,8 @@
 namespace gpudetect {
 
 std::unique_ptr<Family> make_hogfilter_family (HogFilterModel model);
+// The same for Dalal and Triggs' features (features hog-dt; dtfamily.cpp).
+std::unique_ptr<Family> make_dthog_family (HogFilterModel model);
 
 // dlib's rectangle of a window of a plan: filter position (x, y) of level
 // `level` (its top-left cell in the padded plane), as scan_fhog_pyramid maps

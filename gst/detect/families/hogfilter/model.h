@@ -7,10 +7,17 @@
 // overlap one kept before (dlib's test_box_overlap: intersection over union
 // above `iou`, or more than `covered` of either box covered).
 //
+// Or (features hog-dt) one linear SVM over Dalal and Triggs' HOG blocks, as
+// OpenCV's HOGDescriptor::detectMultiScale applies it (dthog.h): the window is
+// an object where its score minus the bias reaches the threshold (OpenCV's
+// hitThreshold; the bias is minus OpenCV's rho), and the windows are grouped
+// by OpenCV's groupRectangles.
+//
 // In-memory form and the file format's reader and writer (text.cpp,
 // models/README.md).
 #pragma once
 
+#include "dthog.h"
 #include "fhog.h"
 
 #include <string>
@@ -18,11 +25,17 @@
 
 namespace gpudetect {
 
+enum class HogFeatures { Fhog31, DalalTriggs };
+
 struct HogFilterModel {
   struct Filter {
     double bias = 0;
-    std::vector<float> coef; // kFhogDims planes of rows x cols, row-major, plane after plane
+    std::vector<float> coef; // dims () planes of rows x cols, row-major, plane after plane
   };
+
+  HogFeatures features = HogFeatures::Fhog31;
+  DtHogParams dt; // features hog-dt
+  int dims () const { return features == HogFeatures::DalalTriggs ? dt.dims () : kFhogDims; }
 
   std::string name;
   int cell = 8;

@@ -1,6 +1,7 @@
 // The filter model's file (models/README.md): a header of "key value..."
-// lines, then each filter as a line "filter BIAS" followed by 31 x rows lines
-// of `cols` coefficients.  Sizes are checked against their caps before
+// lines, then each filter as a line "filter BIAS" followed by dims x rows
+// lines of `cols` coefficients (31 dimensions of FHOG, or 36 of Dalal and
+// Triggs' blocks: `features hog-dt`, whose keys come after it).  Sizes are checked against their caps before
 // anything is allocated, and a line is split into at most one token more
 // than it may hold, so that any input costs time and memory in proportion to
 // its size.
@@ -130,6 +131,7 @@ std::string parse_hogfilter (const std::string &text, HogFilterModel *out) {
   HogFilterModel m;
   int nfilters = -1;
   bool have_size = false;
+  std::string fhog_key; // a key read as FHOG's (before any 'features')
   // the header, up to the first filter
   for (;;) {
     if (!in.next (&t, 4))
@@ -143,6 +145,15 @@ std::string parse_hogfilter (const std::string &text, HogFilterModel *out) {
       return {};
     };
     std::string e;
+    const bool dt = m.features == HogFeatures::DalalTriggs;
+    if ((key == "pyramid-down" || key == "min-level" || key == "overlap") && dt)
+      return at (t[0]) + "'" + key + "' applies to fhog31 features only";
+    if ((key == "block" || key == "bins" || key == "win-sigma" || key == "l2-hys" || key == "gamma" ||
+         key == "scale" || key == "group") &&
+        !dt)
+      return at (t[0]) + "'" + key + "' applies to hog-dt features only ('features hog-dt' before it)";
+    if (key == "pyramid-down" || key == "min-level" || key == "overlap" || (key == "max-levels" && !dt))
+      fhog_key = key;
     if (key == "name") {
       if (t.size () < 2)
         return line_at () + "'name' takes a value";
@@ -154,8 +165,13 @@ std::string parse_hogfilter (const std::string &text, HogFilterModel *out) {
     } else if (key == "features") {
       if (!(e = want (1)).empty ())
         return e;
-      if (t[1].text != "fhog31")
-        return at (t[1]) + "features " + quoted (t[1].text) + " are not supported (only 'fhog31')";
+      if (t[1].text == "hog-dt") {
+        if (!fhog_key.empty ())
+          return at (t[1]) + "'features hog-dt' must come before '" + fhog_key + "'";
+        m.features = HogFeatures::DalalTriggs;
+      } else if (t[1].text != "fhog31") {
+        return at (t[1]) + "features " + quoted (t[1].text) + " are not supported (only 'fhog31' and 'hog-dt')";
+      }
     } else if (key == "cell") {
       if (!(e = want (1)).empty ())
         return e;
@@ -177,8 +193,45 @@ std::string parse_hogfilter (const std::string &text, HogFilterModel *out) {
     } else if (key == "max-levels") {
       if (!(e = want (1)).empty ())
         return e;
-      if (!to_int (t[1].text, 1, kHogMaxLevels, &m.max_levels))
+      if (!to_int (t[1].text, 1, kHogMaxLevels, dt ? &m.dt.max_levels : &m.max_levels))
         return at (t[1]) + "max-levels must be an integer from 1 to " + std::to_string (kHogMaxLevels);
+    } else if (key == "block") {
+      if (!(e = want (2)).empty ())
+        return e;
+      if (!to_int (t[1].text, 1, 256, &m.dt.block) || !to_int (t[2].text, 1, 256, &m.dt.block_stride))
+        return line_at () + "'block SIDE STRIDE' takes two integers (pixels)";
+      if (m.dt.block != 16 || m.dt.block_stride != 8)
+        return at (t[1]) + "blocks of " + t[1].text + " pixels every " + t[2].text +
+               " are not supported (only 16 every 8)";
+    } else if (key == "bins") {
+      if (!(e = want (1)).empty ())
+        return e;
+      if (!to_int (t[1].text, 1, 64, &m.dt.bins) || m.dt.bins != 9)
+        return at (t[1]) + quoted (t[1].text) + " orientation bins are not supported (only 9)";
+    } else if (key == "win-sigma" || key == "l2-hys" || key == "scale") {
+      if (!(e = want (1)).empty ())
+        return e;
+      double v = 0;
+      const bool sigma = key == "win-sigma", hys = key == "l2-hys";
+      if (!to_double (t[1].text, &v) || (sigma && !(v > 0 && v <= 1000)) || (hys && !(v > 0 && v <= 1)) ||
+          (!sigma && !hys && !(v > 1 && v <= 4)))
+        return at (t[1]) + "'" + key + "' must be a number " +
+               (sigma ? "above 0, at most 1000" : hys ? "above 0, at most 1" : "above 1, at most 4");
+      (sigma ? m.dt.win_sigma : hys ? m.dt.l2hys : m.dt.scale) = v;
+    } else if (key == "gamma") {
+      if (!(e = want (1)).empty ())
+        return e;
+      int g = 0;
+      if (!to_int (t[1].text, 0, 1, &g))
+        return at (t[1]) + "gamma must be 1 (square roots of the grey levels) or 0";
+      m.dt.gamma = g == 1;
+    } else if (key == "group") {
+      if (!(e = want (2)).empty ())
+        return e;
+      if (!to_int (t[1].text, 0, 1000, &m.dt.group))
+        return at (t[1]) + "the group threshold must be an integer from 0 to 1000";
+      if (!to_double (t[2].text, &m.dt.group_eps) || m.dt.group_eps < 0 || m.dt.group_eps > 1)
+        return at (t[2]) + "the group eps must be a number from 0 to 1";
     } else if (key == "filter-size") {
       if (!(e = want (2)).empty ())
         return e;
@@ -214,7 +267,9 @@ std::string parse_hogfilter (const std::string &text, HogFilterModel *out) {
     return line_at () + "'filter-size ROWS COLS' must come before the first filter";
   if (nfilters < 0)
     return line_at () + "'filters N' must come before the first filter";
-  const size_t lines = static_cast<size_t> (kFhogDims) * m.rows;
+  if (m.features == HogFeatures::DalalTriggs && nfilters != 1)
+    return line_at () + "hog-dt models hold one filter (OpenCV's SVM), not " + std::to_string (nfilters);
+  const size_t lines = static_cast<size_t> (m.dims ()) * m.rows;
   for (int f = 0; f < nfilters; f++) {
     if (f > 0 && !in.next (&t, 3))
       return "the file ends after " + std::to_string (f) + " of its " + std::to_string (nfilters) + " filters";
@@ -250,13 +305,28 @@ std::string write_hogfilter (const HogFilterModel &m) {
   std::string s = std::string (kMagic) + " " + std::to_string (kVersion) + "\n";
   if (!m.name.empty ())
     s += "name " + m.name + "\n";
-  s += "features fhog31\n";
-  s += "cell " + std::to_string (m.cell) + "\n";
-  s += "pyramid-down " + std::to_string (m.pyramid_down) + "\n";
-  s += "min-level " + std::to_string (m.min_level_width) + " " + std::to_string (m.min_level_height) + "\n";
-  s += "max-levels " + std::to_string (m.max_levels) + "\n";
-  s += "filter-size " + std::to_string (m.rows) + " " + std::to_string (m.cols) + "\n";
-  s += "overlap " + number_text (m.iou) + " " + number_text (m.covered) + "\n";
+  if (m.features == HogFeatures::DalalTriggs) {
+    const DtHogParams &p = m.dt;
+    s += "features hog-dt\n";
+    s += "cell " + std::to_string (m.cell) + "\n";
+    s += "block " + std::to_string (p.block) + " " + std::to_string (p.block_stride) + "\n";
+    s += "bins " + std::to_string (p.bins) + "\n";
+    s += "win-sigma " + number_text (p.win_sigma) + "\n";
+    s += "l2-hys " + number_text (p.l2hys) + "\n";
+    s += "gamma " + std::to_string (p.gamma ? 1 : 0) + "\n";
+    s += "scale " + number_text (p.scale) + "\n";
+    s += "max-levels " + std::to_string (p.max_levels) + "\n";
+    s += "group " + std::to_string (p.group) + " " + number_text (p.group_eps) + "\n";
+    s += "filter-size " + std::to_string (m.rows) + " " + std::to_string (m.cols) + "\n";
+  } else {
+    s += "features fhog31\n";
+    s += "cell " + std::to_string (m.cell) + "\n";
+    s += "pyramid-down " + std::to_string (m.pyramid_down) + "\n";
+    s += "min-level " + std::to_string (m.min_level_width) + " " + std::to_string (m.min_level_height) + "\n";
+    s += "max-levels " + std::to_string (m.max_levels) + "\n";
+    s += "filter-size " + std::to_string (m.rows) + " " + std::to_string (m.cols) + "\n";
+    s += "overlap " + number_text (m.iou) + " " + number_text (m.covered) + "\n";
+  }
   s += "threshold " + number_text (m.threshold) + "\n";
   s += "filters " + std::to_string (m.filters.size ()) + "\n";
   for (const HogFilterModel::Filter &f : m.filters) {

@@ -1,0 +1,220 @@
+// The linear HOG filter family with Dalal and Triggs' features (model.h:
+// features hog-dt): OpenCV's HOGDescriptor::detectMultiScale on the device.
+// DtDevice (dthog.h) makes the levels, gradients and block features of every
+// level (three launches), hog.cl's filter kernels correlate the SVM's weights
+// with them at every window position of every level (one launch, sums in
+// double where the device has it), and finish() maps the windows back to the
+// frame and groups them as OpenCV does (groupRectangles with its weights, then
+// the boxes clipped to the frame).
+#include "family.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpudetect {
+
+namespace {
+
+constexpr int kWg = 256;  // WGF (kernels/compact.cl)
+constexpr int kTile = 64; // HOG_TILE (kernels/hog.cl)
+
+size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+// The least float s with (double) s >= t.
+float float_at_least (double t) {
+  float f = static_cast<float> (t);
+  if (static_cast<double> (f) < t)
+    f = std::nextafter (f, std::numeric_limits<float>::infinity ());
+  return f;
+}
+
+class DtHogFamily final : public Family {
+public:
+  explicit DtHogFamily (HogFilterModel m) : model_ (std::move (m)) {
+    const DtHogParams &p = model_.dt;
+    info_.path = model_.path;
+    info_.family = "hogfilter";
+    info_.label = model_.default_label;
+    info_.window = {(model_.cols - 1) * p.block_stride + p.block, (model_.rows - 1) * p.block_stride + p.block};
+    info_.description = "Dalal-Triggs HOG, a linear SVM of " + std::to_string (model_.rows) + "x" +
+                        std::to_string (model_.cols) + " blocks of " + std::to_string (model_.dims ()) +
+                        " features, direct correlation";
+  }
+
+  const ModelInfo &info () const override { return info_; }
+  const char *threshold_meaning () const override {
+    return "the least SVM score of a window (OpenCV's hitThreshold)";
+  }
+  bool gpu_schedule () const override { return gpu_schedule_; }
+
+  cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
+    gpu_schedule_ = env.gpu_schedule;
+    out->source = DtDevice::source ();
+    out->hash = DtDevice::source_hash ();
+    out->options = DtDevice::options (env.dev, model_.dt) + " -D HOG_FH=" + std::to_string (model_.rows) +
+                   " -D HOG_FW=" + std::to_string (model_.cols) + " -D HOG_NF=1 -D HOG_FILTER_DIMS=" +
+                   std::to_string (model_.dims ());
+    if (env.dev.info.fp64)
+      out->options += " -D HOG_ACC_DOUBLE";
+    compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
+    if (compact_) {
+      out->options += " -D HOG_COMPACT";
+      if (env.dev.info.platform_name.find ("NVIDIA") != std::string::npos) {
+        out->optional_option = "-D WARP_PTX";
+        out->options += " " + out->optional_option;
+      }
+    }
+    return {};
+  }
+
+  cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
+    if (cl::Error e = dt_.setup (env.dev, program, model_.dt, !gpu_schedule_))
+      return e;
+    if (cl::Error e = cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_))
+      return e;
+    if (cl::Error e = cl::upload_vector (env.dev, &coef_, model_.filters[0].coef))
+      return e;
+    return cl::make_buffer (env.dev, &thresholds_, sizeof (float));
+  }
+
+  PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
+    const DtPlan dp = plan_dt (width, height, model_.dt, model_.rows, model_.cols, p.min_size, p.max_size, false);
+    PyramidGeometry g;
+    g.image_width = width;
+    g.image_height = height;
+    g.window_width = dp.window_width;
+    g.window_height = dp.window_height;
+    for (size_t k = 0; k < dp.levels.size (); k++) {
+      const DtLevel &dl = dp.levels[k];
+      PyramidLevel l;
+      l.scale = static_cast<float> (dl.scale);
+      l.width = dl.width;
+      l.height = dl.height;
+      l.win_width = round_half_even (dp.window_width * dl.scale);
+      l.win_height = round_half_even (dp.window_height * dl.scale);
+      l.step = model_.dt.block_stride;
+      l.nx = dl.windows_x;
+      l.ny = dl.windows_y;
+      l.first_window = dl.first_window;
+      g.levels.push_back (l);
+    }
+    g.total_windows = dp.windows;
+    return g;
+  }
+
+  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+                      const SearchParams &p) override {
+    const DtPlan dp = plan_dt (g.image_width, g.image_height, model_.dt, model_.rows, model_.cols, p.min_size,
+                               p.max_size);
+    if (cl::Error e = dt_.geometry (dev, dp, layout))
+      return e;
+    windows_ = dp.windows;
+    bound_cand_ = nullptr;
+    if (!gpu_schedule_) {
+      // tiles of up to kTile windows of each row of each level
+      std::vector<cl_int4> tiles;
+      for (size_t li = 0; li < dp.levels.size (); li++) {
+        const DtLevel &l = dp.levels[li];
+        for (int y = 0; y < l.windows_y; y++)
+          for (int x = 0; x < l.windows_x; x += kTile)
+            tiles.push_back ({{static_cast<cl_int> (li), y, x, std::min (kTile, l.windows_x - x)}});
+      }
+      ntiles_ = static_cast<int> (tiles.size ());
+      if (cl::Error e = cl::upload_vector (dev, &tiles_, tiles))
+        return e;
+      GPUDETECT_CL_TRY (cl::set_args (filters_.get (), dt_.levels (), tiles_, cl_int (ntiles_), dt_.features (),
+                                      cl_int (dt_.plane ()), coef_, thresholds_));
+    } else {
+      GPUDETECT_CL_TRY (cl::set_args (filters_.get (), dt_.levels (), cl_int (dt_.nlevels ()), cl_int (windows_),
+                                      dt_.features (), cl_int (dt_.plane ()), coef_, thresholds_));
+    }
+    dev_ = &dev;
+    return parameters (p);
+  }
+
+  cl::Error parameters (const SearchParams &p) override {
+    if (!dev_)
+      return {};
+    // score = dot + rho >= threshold: dot >= threshold + bias (bias = -rho)
+    const float th = float_at_least (model_.filters[0].bias + (p.threshold ? *p.threshold : model_.threshold));
+    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev_->queue.get (), thresholds_.get (), CL_TRUE, 0, sizeof th, &th, 0,
+                                            nullptr, nullptr));
+    return {};
+  }
+
+  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override {
+    if (bound_cand_ != frame.candidates.get ()) {
+      GPUDETECT_CL_TRY (cl::set_args_from (filters_.get (), 7, frame.candidates, frame.capacity));
+      bound_cand_ = frame.candidates.get ();
+    }
+    if (cl::Error e = dt_.enqueue (frame.src, frame.candidates, l))
+      return e;
+    if (windows_ == 0)
+      return {};
+    if (!gpu_schedule_)
+      return l.launch (filters_.get (), round_up (std::max (ntiles_, 1), 8), 8, Phase::First);
+    const size_t local = compact_ ? kWg : 64;
+    return l.launch (filters_.get (), round_up (windows_, local), local, Phase::First);
+  }
+
+  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
+                                 const SearchParams &p) const override {
+    // each level's scale as OpenCV's double (the geometry keeps it as float)
+    std::vector<double> scales;
+    double s = 1;
+    for (int k = 0; k < model_.dt.max_levels; k++, s *= model_.dt.scale)
+      scales.push_back (s);
+    std::vector<double> level_scale;
+    for (const PyramidLevel &l : g.levels) {
+      auto it = std::find_if (scales.begin (), scales.end (), [&] (double v) { return static_cast<float> (v) == l.scale; });
+      level_scale.push_back (it == scales.end () ? l.scale : *it);
+    }
+    std::vector<Rect> rects;
+    std::vector<float> scores;
+    rects.reserve (hits.size ());
+    scores.reserve (hits.size ());
+    for (const RawHit &h : hits) {
+      if (h.level < 0 || h.level >= static_cast<int> (level_scale.size ()))
+        continue;
+      const double sc = level_scale[h.level];
+      rects.push_back ({round_half_even (h.x * sc), round_half_even (h.y * sc), round_half_even (g.window_width * sc),
+                        round_half_even (g.window_height * sc)});
+      scores.push_back (static_cast<float> (static_cast<double> (h.score) - model_.filters[0].bias));
+    }
+    std::vector<Detection> out;
+    for (const GroupedRect &gr : group_rectangles (rects, model_.dt.group, model_.dt.group_eps, &scores)) {
+      // OpenCV's clipObjects: the part inside the frame, empty ones left out
+      const Rect r = clip_rect (gr.rect, g.image_width, g.image_height);
+      if (r.width <= 0 || r.height <= 0)
+        continue;
+      Detection d;
+      d.rect = r;
+      d.neighbors = gr.neighbors;
+      d.score = gr.score;
+      d.confidence = static_cast<float> (1.0 / (1.0 + std::exp (-static_cast<double> (gr.score))));
+      d.label_id = 0;
+      out.push_back (d);
+    }
+    return out;
+  }
+
+private:
+  HogFilterModel model_;
+  ModelInfo info_;
+  bool gpu_schedule_ = true, compact_ = false;
+  DtDevice dt_;
+  cl::Kernel filters_;
+  cl::Mem coef_, thresholds_, tiles_;
+  int ntiles_ = 0, windows_ = 0;
+  const cl::Device *dev_ = nullptr;
+  cl_mem bound_cand_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<Family> make_dthog_family (HogFilterModel model) {
+  return std::make_unique<DtHogFamily> (std::move (model));
+}
+
+} // namespace gpudetect
