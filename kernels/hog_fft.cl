@@ -57,9 +57,12 @@ fft_place_filters (__global const float *coef, int frows, int fcols, int nitems,
 
 /* The spectra of the correlations: for each patchwork p and filter f,
  * sum over dimensions of X[p][d] * conj (G[f][d]), each plane n complex
- * values.  A work-item per (frequency, patchwork, group of FFT_FG filters),
- * the frequency fastest. */
+ * values.  A work-item per (frequency, group of FFT_FG filters, group of
+ * FFT_PG patchworks), the frequency fastest: each filter value read once per
+ * FFT_PG patchworks (the filters' spectra are the most memory read), each
+ * patchwork value once per FFT_FG filters. */
 #define FFT_FG 4
+#define FFT_PG 4
 __kernel void
 fft_mac (__global const float2 *x, __global const float2 *g, __global float2 *y, int n, int dims, int filters,
          int patches, int nitems)
@@ -67,22 +70,27 @@ fft_mac (__global const float2 *x, __global const float2 *g, __global float2 *y,
   const int gid = get_global_id (0);
   if (gid >= nitems)
     return;
-  const int k = gid % n, r = gid / n, p = r % patches, f0 = (r / patches) * FFT_FG;
-  float2 acc[FFT_FG];
-  for (int j = 0; j < FFT_FG; j++)
-    acc[j] = (float2) (0.0f, 0.0f);
-  __global const float2 *xp = x + (size_t) p * dims * n + k;
-  for (int d = 0; d < dims; d++) {
-    const float2 a = xp[(size_t) d * n];
+  const int fgroups = (filters + FFT_FG - 1) / FFT_FG;
+  const int k = gid % n, r = gid / n, f0 = (r % fgroups) * FFT_FG, p0 = (r / fgroups) * FFT_PG;
+  const int nf = min (FFT_FG, filters - f0), np = min (FFT_PG, patches - p0);
+  float2 acc[FFT_PG][FFT_FG];
+  for (int q = 0; q < FFT_PG; q++)
     for (int j = 0; j < FFT_FG; j++)
-      if (f0 + j < filters) {
-        const float2 b = g[((size_t) (f0 + j) * dims + d) * n + k];
-        acc[j] += (float2) (a.x * b.x + a.y * b.y, a.y * b.x - a.x * b.y);
+      acc[q][j] = (float2) (0.0f, 0.0f);
+  for (int d = 0; d < dims; d++) {
+    float2 b[FFT_FG];
+    for (int j = 0; j < FFT_FG; j++)
+      b[j] = j < nf ? g[((size_t) (f0 + j) * dims + d) * n + k] : (float2) (0.0f, 0.0f);
+    for (int q = 0; q < FFT_PG; q++)
+      if (q < np) {
+        const float2 a = x[((size_t) (p0 + q) * dims + d) * n + k];
+        for (int j = 0; j < FFT_FG; j++)
+          acc[q][j] += (float2) (a.x * b[j].x + a.y * b[j].y, a.y * b[j].x - a.x * b[j].y);
       }
   }
-  for (int j = 0; j < FFT_FG; j++)
-    if (f0 + j < filters)
-      y[((size_t) p * filters + f0 + j) * n + k] = acc[j];
+  for (int q = 0; q < np; q++)
+    for (int j = 0; j < nf; j++)
+      y[((size_t) (p0 + q) * filters + f0 + j) * n + k] = acc[q][j];
 }
 
 /* The level of an item, from the levels' first items (component 5). */

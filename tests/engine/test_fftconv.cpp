@@ -294,6 +294,7 @@ int main () {
       {"DPM-like 9 x 6x6x32", 32, 9, 6, 6, pyramid (50, 64, 6)},
       {"5 x 3x8x1", 1, 5, 3, 8, {{30, 31}, {3, 8}, {12, 9}}},
       {"odd 3 x 5x3x5, no level fits", 5, 3, 5, 3, {{4, 30}, {30, 2}}},
+      {"6 x 5x5x2, 20 levels of 41x41", 2, 6, 5, 5, std::vector<PatchworkRect> (20, PatchworkRect{41, 41})},
   };
   Errors err;
   for (bool compact : {false, true}) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace gpudetect {
 
@@ -12,11 +13,27 @@ namespace {
 constexpr int kLocal = 64;
 constexpr int kWg = 256;          // WGF (kernels/compact.cl)
 constexpr int kFilterGroup = 4;   // FFT_FG (kernels/hog_fft.cl)
+constexpr int kPatchGroup = 4;    // FFT_PG
 constexpr size_t kCachedPlans = 9; // three sizes' forward, filter and inverse plans
 
 size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
 
+// fft_preferred's rule, rows x cols >= a / filters + b.
+struct Crossover {
+  double a, b;
+};
+// PoCL 3.1 on 2 cores (docs/results/hog-sweep-pocl.txt: a = 99.8, b = 22.9).
+constexpr Crossover kCrossoverCpu{100, 23};
+// GPUs: the direct correlation until gpudetect-hog-sweep has measured the
+// crossover on one (tools/run-hog-fft-benchmarks.sh).
+constexpr Crossover kCrossoverGpu{0, std::numeric_limits<double>::infinity ()};
+
 } // namespace
+
+bool fft_preferred (bool gpu, int filters, int rows, int cols) {
+  const Crossover &c = gpu ? kCrossoverGpu : kCrossoverCpu;
+  return static_cast<double> (rows) * cols >= c.a / std::max (filters, 1) + c.b;
+}
 
 std::string FftCorrelator::source () { return kernels::hog_fft_source; }
 
@@ -201,7 +218,7 @@ cl::Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size
   const int n = rows * (cols / 2 + 1);
   if (gpu_) {
     pack_items_ = static_cast<int> (map.size ());
-    mac_items_ = n * patches * ((nf + kFilterGroup - 1) / kFilterGroup);
+    mac_items_ = n * ((patches + kPatchGroup - 1) / kPatchGroup) * ((nf + kFilterGroup - 1) / kFilterGroup);
     extract_items_ = positions_;
     GPUDETECT_CL_TRY (cl::set_args (pack_.get (), features, cl_int (plane), cl_int (dims), map_, cl_int (pack_items_),
                                     cl_int (patch_floats), patches_));

@@ -46,6 +46,15 @@ struct FeatureLevel {
   int first_window = 0;     // candidates: window (first_window + y * across + x) * filters + filter
 };
 
+// Whether the frequency domain is the faster way to evaluate `filters`
+// filters of rows x cols on a device (gpu: the GPU schedule): where rows x
+// cols >= a / filters + b, the constants fitted by gpudetect-hog-sweep to
+// the crossover it measured on the device's kind (docs/benchmarks.md).  The
+// FFT path costs mostly a part per frame (the forward transforms) and a part
+// per filter (its multiply-accumulate and inverse transform), the direct one
+// a part per filter and cell; both grow alike with the feature dimensions.
+bool fft_preferred (bool gpu, int filters, int rows, int cols);
+
 class FftCorrelator {
 public:
   static bool available () { return VkfftPlan::available (); }
