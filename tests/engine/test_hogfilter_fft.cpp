@@ -13,7 +13,8 @@
 // fhog.h), and the same objects after the non-maximum suppression at the
 // model's threshold.
 //
-//   test-hogfilter-fft [--model NAME]... [--max-images N] IMAGE.pgm...
+//   test-hogfilter-fft [--model NAME]... [--max-images N] [--made N] IMAGE.pgm...
+// (--made: the first N made models only, 4 by default)
 #include "check.h"
 
 #include "detector.h"
@@ -127,13 +128,15 @@ struct Tally {
 
 int main (int argc, char **argv) {
   std::vector<std::string> models, paths;
-  size_t max_images = 6;
+  size_t max_images = 6, made_models = 4;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--model" && i + 1 < argc)
       models.push_back (argv[++i]);
     else if (a == "--max-images" && i + 1 < argc)
       max_images = static_cast<size_t> (std::atoi (argv[++i]));
+    else if (a == "--made" && i + 1 < argc)
+      made_models = static_cast<size_t> (std::atoi (argv[++i]));
     else
       paths.push_back (a);
   }
@@ -171,8 +174,10 @@ int main (int argc, char **argv) {
     CHECK (parse_hogfilter (text, &hm).empty ());
     all.push_back ({m, hm});
   }
-  for (const HogFilterModel &m : {made ("4x4 x 1", 4, 4, 1, 32), made ("6x9 x 3", 6, 9, 3, 24),
-                                  made ("12x12 x 2", 12, 12, 2, 64), made ("7x16 x 7", 7, 16, 7, 16)}) {
+  const std::vector<HogFilterModel> mades = {made ("4x4 x 1", 4, 4, 1, 32), made ("6x9 x 3", 6, 9, 3, 24),
+                                             made ("12x12 x 2", 12, 12, 2, 64), made ("7x16 x 7", 7, 16, 7, 16)};
+  for (size_t k = 0; k < mades.size () && k < made_models; k++) {
+    const HogFilterModel &m = mades[k];
     const std::string path = std::string (dir) + "/" + std::to_string (all.size ()) + ".hogfilter";
     std::ofstream (path, std::ios::binary) << write_hogfilter (m);
     all.push_back ({path, m});
