@@ -277,6 +277,12 @@ void run_case (const cl::Device &dev, const cl::Program &prog, bool gpu, bool co
 
 int main () {
   test_patchworks ();
+  // the default's rule (fftconv.cpp): on the CPU schedule dlib's 5 filters of
+  // 10x10 through the FFT, 4x4 filters directly at any count, 12x12 through
+  // the FFT even alone; GPUs direct until measured
+  CHECK (fft_preferred (false, 5, 10, 10) && fft_preferred (false, 1, 12, 12) && fft_preferred (false, 54, 6, 6));
+  CHECK (!fft_preferred (false, 54, 4, 4) && !fft_preferred (false, 1, 10, 10) && !fft_preferred (false, 5, 6, 6));
+  CHECK (!fft_preferred (true, 54, 24, 24));
   if (!FftCorrelator::available ()) {
     std::printf ("built without VkFFT: the FFT evaluation is not tested\n");
     return finish ();
