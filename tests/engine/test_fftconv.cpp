@@ -318,7 +318,7 @@ int main () {
       run_case (dev, prog, true, compact, c, &err);
     }
   }
-  std::printf ("%zu scores: max error %.3g relative (to max (|score|, 1e-2 sum |f| mean |x|)), %.3g absolute\n", err.scores,
-               err.max_rel, err.max_abs);
+  std::printf ("%zu scores: max error %.3g relative (to max (|score|, 1e-2 sum |f| mean |x|)), %.3g absolute\n",
+               err.scores, err.max_rel, err.max_abs);
   return finish ();
 }

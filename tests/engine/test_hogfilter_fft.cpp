@@ -207,7 +207,8 @@ int main (int argc, char **argv) {
         if (li > 0)
           px = fhog_down (plan.levels[li - 1], px, plan.levels[li]);
         const FhogLevel &l = plan.levels[li];
-        feats.push_back (l.feat_rows ? fhog_features (l, fhog_cells (l, px, m.cell), m.fhog ()) : std::vector<float> ());
+        feats.push_back (l.feat_rows ? fhog_features (l, fhog_cells (l, px, m.cell), m.fhog ())
+                                     : std::vector<float> ());
         double sum = 0;
         for (float v : feats.back ())
           sum += std::fabs (v);
@@ -261,7 +262,8 @@ int main (int argc, char **argv) {
       }
     }
     std::printf ("%s (%s / %s): %zu windows x 2 schedules, max error %.3g relative, %.3g absolute; %zu objects\n",
-                 name.c_str (), ref->model ().description.c_str (), fdet[0]->model ().description.c_str (), t.windows / 2, t.max_rel, t.max_abs, objects);
+                 name.c_str (), ref->model ().description.c_str (), fdet[0]->model ().description.c_str (),
+                 t.windows / 2, t.max_rel, t.max_abs, objects);
     CHECK (t.windows > 0);
     CHECK_MSG (t.bad == 0, "%s: %zu windows missing or off by more than 1e-4", name.c_str (), t.bad);
   }

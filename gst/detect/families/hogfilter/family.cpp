@@ -44,7 +44,7 @@ public:
     info_.label = model_.default_label;
     info_.window = {model_.cols * model_.cell, model_.rows * model_.cell};
     description_ = "linear HOG filters, " + std::to_string (model_.filters.size ()) + " of " +
-                        std::to_string (model_.rows) + "x" + std::to_string (model_.cols) + " FHOG cells of " +
+                   std::to_string (model_.rows) + "x" + std::to_string (model_.cols) + " FHOG cells of " +
                    std::to_string (model_.cell) + " px";
     info_.description = description_ + ", direct correlation";
   }
@@ -96,7 +96,8 @@ public:
         bank.filters.push_back (f.coef);
       if (cl::Error e = fftconv_.setup (env.dev, program, bank, gpu_schedule_, compact_))
         return e;
-    } else if (cl::Error e = cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_)) {
+    } else if (cl::Error e =
+                   cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_)) {
       return e;
     }
     // interleaved: the filters' coefficients of each feature offset together

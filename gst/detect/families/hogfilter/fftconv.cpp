@@ -147,8 +147,9 @@ cl::Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size
   work.dims = dims;
   work.filters = nf;
   cl_ulong max_alloc = 0, global_mem = 0;
-  GPUDETECT_CL_TRY (clGetDeviceInfo (dev_->info.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
-  GPUDETECT_CL_TRY (clGetDeviceInfo (dev_->info.id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global_mem, &global_mem, nullptr));
+  const cl_device_id id = dev_->info.id;
+  GPUDETECT_CL_TRY (clGetDeviceInfo (id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
+  GPUDETECT_CL_TRY (clGetDeviceInfo (id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global_mem, &global_mem, nullptr));
   work.max_buffer = std::min<uint64_t> (max_alloc, uint64_t (1) << 31); // int offsets in the kernels
   work.max_total = global_mem / 2;
   plan_ = plan_patchworks (rects, work);
