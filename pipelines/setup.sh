@@ -10,6 +10,8 @@ packages=(
   g++ meson ninja-build pkg-config python3 gettext
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libxml2-dev libjson-glib-dev
   ocl-icd-opencl-dev opencl-c-headers
+  # VkFFT (header only): linear HOG filters through the frequency domain
+  libvkfft-dev
   # run: GStreamer tools and plugins, an OpenCL driver for the CPU (PoCL), cascades
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   pocl-opencl-icd clinfo opencv-data

@@ -2,10 +2,12 @@
 # The linear HOG filter family's benchmark on the first OpenCL device gpudetect
 # picks (or DEVICE): gpudetect-bench on dlib-frontalface (OpenCL profiling
 # events, medians over FRAMES frames after WARMUP), on the device's default
-# schedule and on the GPU schedule, then dlib's own detector on the same
-# frames (gpudetect-bench-dlib: one thread, and every core's throughput).
+# schedule with the evaluation it picks (hog-eval=auto), with the direct
+# correlation and with the FFT path, and on the GPU schedule, then dlib's own
+# detector on the same frames (gpudetect-bench-dlib: one thread, and every
+# core's throughput; DLIB=0 leaves it out).
 #   tools/run-hog-benchmarks.sh OUTDIR TAG     -> OUTDIR/hog-TAG.txt
-# Env: FRAMES (20), WARMUP (2), BUILD (build), DEVICE.
+# Env: FRAMES (20), WARMUP (2), BUILD (build), DEVICE, DLIB (1).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 2 ] || { echo "usage: $0 OUTDIR TAG" >&2; exit 2; }
@@ -20,10 +22,12 @@ bench=("$build/tools/gpudetect-bench" --frames "${FRAMES:-20}" --warmup "${WARMU
 [ -z "${DEVICE:-}" ] || bench+=(--device "$DEVICE")
 set=("$frames"/vga-faces.pgm "$frames"/vga-empty.pgm "$frames"/1080p-crowd.pgm "$frames"/1080p-empty.pgm)
 {
-  for t in "" "schedule=gpu"; do
+  for t in "" "hog-eval=direct" "hog-eval=fft" "schedule=gpu"; do
     echo "== dlib-frontalface, tuning '${t}'"
     "${bench[@]}" --model "$build/models/dlib-frontalface.hogfilter" --tuning "$t" "${set[@]}"
   done
-  echo "== dlib"
-  "$build/tools/gpudetect-bench-dlib" --frames "${FRAMES:-20}" --warmup "${WARMUP:-2}" "${set[@]}"
+  if [ "${DLIB:-1}" != 0 ]; then
+    echo "== dlib"
+    "$build/tools/gpudetect-bench-dlib" --frames "${FRAMES:-20}" --warmup "${WARMUP:-2}" "${set[@]}"
+  fi
 } | tee "$out/hog-$tag.txt"

@@ -226,6 +226,14 @@ struct Detector::Impl {
         s_.kernels.emplace_back (phase, cl::Event (ev));
       return {};
     }
+    cl::Error library (const std::function<cl::Error (cl_command_queue)> &enqueue, int launches) override {
+      if (wait_) {
+        GPUDETECT_CL_TRY (clEnqueueBarrierWithWaitList (m_.dev.queue.get (), 1, &wait_, nullptr));
+        wait_ = nullptr;
+      }
+      s_.launches += launches;
+      return enqueue (m_.dev.queue.get ());
+    }
 
   private:
     Impl &m_;

@@ -45,6 +45,11 @@ int main () {
     CHECK (parse_tuning ("waldboost-divisors=8,0", &u).find ("divisors") != std::string::npos);
     CHECK (parse_tuning ("waldboost-divisors=1,2,3,4,5,6,7", &u).find ("divisors") != std::string::npos);
     CHECK (u.upload_queue == 1 && u.waldboost_divisors.size () == 3); // unchanged by a refused text
+    CHECK (u.hog_eval == Tuning::HogEval::Auto);
+    CHECK (parse_tuning ("hog-eval=fft", &u).empty () && u.hog_eval == Tuning::HogEval::Fft);
+    CHECK (parse_tuning ("hog-eval=direct", &u).empty () && u.hog_eval == Tuning::HogEval::Direct);
+    CHECK (parse_tuning ("hog-eval=auto", &u).empty () && u.hog_eval == Tuning::HogEval::Auto);
+    CHECK (parse_tuning ("hog-eval=fast", &u).find ("expected direct, fft or auto") != std::string::npos);
     setenv ("GPUDETECT_TUNING", "schedule=gpu;read-prefix=5", 1);
     CHECK (make_tuning ("read-prefix=7", &u).empty ());
     CHECK (u.schedule == Tuning::Schedule::Gpu && u.read_prefix == 7 && u.upload_queue == -1);

@@ -19,6 +19,7 @@
 #include "pyramid.h"
 #include "tuning.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,14 @@ class Launcher {
 public:
   virtual ~Launcher () = default;
   virtual cl::Error launch (cl_kernel k, size_t global, size_t local, Phase phase) = 0;
+  // Commands a library enqueues itself (VkFFT's transforms): `enqueue` gets
+  // the frame's in-order queue, after the launches before; `launches` of its
+  // kernels are counted with the frame's.  They carry no profiling event:
+  // the frame's device time (first command to last) includes them, its
+  // phases do not.  Never a frame's first command.
+  virtual cl::Error library (const std::function<cl::Error (cl_command_queue)> &enqueue, int launches) {
+    return {"this launcher runs no library commands"};
+  }
 };
 
 // One frame's buffers: the uploaded frame, and its candidates (the first

@@ -129,6 +129,15 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
       if (value != "atlas" && value != "levels")
         return bad ("expected atlas or levels");
       t.forest_launch_per_level = value == "levels";
+    } else if (key == "hog-eval") {
+      if (value == "direct")
+        t.hog_eval = Tuning::HogEval::Direct;
+      else if (value == "fft")
+        t.hog_eval = Tuning::HogEval::Fft;
+      else if (value == "auto")
+        t.hog_eval = Tuning::HogEval::Auto;
+      else
+        return bad ("expected direct, fft or auto");
     } else {
       return "unknown tuning key " + quoted (key);
     }

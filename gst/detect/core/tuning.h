@@ -66,6 +66,14 @@ struct Tuning {
   // forest-launch=atlas|levels (GPU schedule): the dense first phase as one
   // launch over every level of the atlas (default), or one launch a level.
   bool forest_launch_per_level = false;
+
+  // Linear HOG filters.
+  // hog-eval=direct|fft|auto: filters correlated directly, or through the
+  // frequency domain (patchworks and VkFFT, families/hogfilter/fftconv.h);
+  // auto (default): the faster for the model on the device, by the measured
+  // crossover (docs/benchmarks.md).
+  enum class HogEval { Auto, Direct, Fft };
+  HogEval hog_eval = HogEval::Auto;
 };
 
 // Applies "key=value;key=value" to `t`.  Returns an empty string on success,

@@ -12,6 +12,7 @@
 // candidate names its level, position and filter at once.
 #include "family.h"
 
+#include "fftconv.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -42,9 +43,10 @@ public:
     info_.family = "hogfilter";
     info_.label = model_.default_label;
     info_.window = {model_.cols * model_.cell, model_.rows * model_.cell};
-    info_.description = "linear HOG filters, " + std::to_string (model_.filters.size ()) + " of " +
-                        std::to_string (model_.rows) + "x" + std::to_string (model_.cols) + " FHOG cells of " +
-                        std::to_string (model_.cell) + " px, direct correlation";
+    description_ = "linear HOG filters, " + std::to_string (model_.filters.size ()) + " of " +
+                   std::to_string (model_.rows) + "x" + std::to_string (model_.cols) + " FHOG cells of " +
+                   std::to_string (model_.cell) + " px";
+    info_.description = description_ + ", direct correlation";
   }
 
   const ModelInfo &info () const override { return info_; }
@@ -55,15 +57,25 @@ public:
 
   cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
-    out->source = FhogDevice::source ();
-    out->hash = FhogDevice::source_hash ();
-    out->options = FhogDevice::options (env.dev, model_.fhog (), static_cast<int> (model_.filters.size ()));
+    // direct or FFT correlation (tuning hog-eval; auto: the faster here)
+    const int nf = static_cast<int> (model_.filters.size ());
+    fft_ = env.tuning.hog_eval == Tuning::HogEval::Fft ||
+           (env.tuning.hog_eval == Tuning::HogEval::Auto && FftCorrelator::available () &&
+            fft_preferred (env.gpu_schedule, nf, model_.rows, model_.cols));
+    if (fft_ && !FftCorrelator::available ())
+      return {"hog-eval=fft: this build of gpudetect has no FFT evaluation (vkFFT.h was not found when it was "
+              "configured)"};
+    info_.description = description_ + (fft_ ? ", FFT correlation" : ", direct correlation");
+    out->source = FhogDevice::source () + "\n" + FftCorrelator::source ();
+    const uint64_t fh = FftCorrelator::source_hash ();
+    out->hash = cl::fnv1a (&fh, sizeof fh, FhogDevice::source_hash ());
+    out->options = FhogDevice::options (env.dev, model_.fhog (), nf);
     // the candidates through the shared compaction where a work-group holds
     // WGF (256) lanes; warp votes on NVIDIA GPUs (kernels/warp.cl), retried
     // without where the driver refuses the inline PTX
     compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
     if (compact_) {
-      out->options += " -D HOG_COMPACT";
+      out->options += " -D HOG_COMPACT" + FftCorrelator::options (true);
       if (env.dev.info.platform_name.find ("NVIDIA") != std::string::npos) {
         out->optional_option = "-D WARP_PTX";
         out->options += " " + out->optional_option;
@@ -75,8 +87,19 @@ public:
   cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
     if (cl::Error e = fhog_.setup (program, !gpu_schedule_))
       return e;
-    if (cl::Error e = cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_))
+    if (fft_) {
+      FilterBank bank;
+      bank.rows = model_.rows;
+      bank.cols = model_.cols;
+      bank.dims = kFhogDims;
+      for (const HogFilterModel::Filter &f : model_.filters)
+        bank.filters.push_back (f.coef);
+      if (cl::Error e = fftconv_.setup (env.dev, program, bank, gpu_schedule_, compact_))
+        return e;
+    } else if (cl::Error e =
+                   cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_)) {
       return e;
+    }
     // interleaved: the filters' coefficients of each feature offset together
     const size_t nf = model_.filters.size (), per = model_.filters.empty () ? 0 : model_.filters[0].coef.size ();
     std::vector<float> coef (nf * per);
@@ -99,8 +122,11 @@ public:
 private:
   HogFilterModel model_;
   ModelInfo info_;
+  std::string description_;
   bool gpu_schedule_ = true;
   bool compact_ = false;
+  bool fft_ = false; // filters evaluated through the frequency domain
+  FftCorrelator fftconv_;
   FhogDevice fhog_;
   cl::Kernel filters_;
   cl::Mem coef_, thresholds_, tiles_;
@@ -157,7 +183,13 @@ cl::Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometr
   if (cl::Error e = fhog_.geometry (dev, fp, layout, windows))
     return e;
   bound_cand_ = nullptr;
-  if (!gpu_schedule_) {
+  if (fft_) {
+    std::vector<FeatureLevel> levels;
+    for (size_t k = 0; k < fp.levels.size (); k++)
+      levels.push_back ({fp.levels[k].feat_rows, fp.levels[k].feat_cols, fp.levels[k].feat_offset, windows[k].first});
+    if (cl::Error e = fftconv_.geometry (levels, fp.feat_plane, fhog_.features (), thresholds_))
+      return e;
+  } else if (!gpu_schedule_) {
     // tiles of up to kTile positions of each row of each level
     std::vector<cl_int4> tiles;
     for (size_t li = 0; li < g.levels.size (); li++) {
@@ -192,6 +224,11 @@ cl::Error HogFilterFamily::parameters (const SearchParams &p) {
 }
 
 cl::Error HogFilterFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
+  if (fft_) {
+    if (cl::Error e = fhog_.enqueue (frame.src, frame.candidates, l))
+      return e;
+    return fftconv_.enqueue (frame.candidates, frame.capacity, l);
+  }
   if (bound_cand_ != frame.candidates.get ()) {
     GPUDETECT_CL_TRY (cl::set_args_from (filters_.get (), 7, frame.candidates, frame.capacity));
     bound_cand_ = frame.candidates.get ();

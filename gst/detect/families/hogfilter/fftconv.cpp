@@ -1,0 +1,278 @@
+#include "fftconv.h"
+
+#include "kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace gpudetect {
+
+namespace {
+
+constexpr int kLocal = 64;
+constexpr int kWg = 256;          // WGF (kernels/compact.cl)
+constexpr int kFilterGroup = 4;   // FFT_FG (kernels/hog_fft.cl)
+constexpr int kPatchGroup = 4;    // FFT_PG
+constexpr size_t kCachedPlans = 9; // three sizes' forward, filter and inverse plans
+
+size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+// fft_preferred's rule, rows x cols >= a / filters + b.
+struct Crossover {
+  double a, b;
+};
+// PoCL 3.1 on 2 cores (docs/results/hog-sweep-pocl.txt: a = 99.8, b = 22.9).
+constexpr Crossover kCrossoverCpu{100, 23};
+// GPUs: the direct correlation until gpudetect-hog-sweep has measured the
+// crossover on one (tools/run-hog-fft-benchmarks.sh).
+constexpr Crossover kCrossoverGpu{0, std::numeric_limits<double>::infinity ()};
+
+} // namespace
+
+bool fft_preferred (bool gpu, int filters, int rows, int cols) {
+  const Crossover &c = gpu ? kCrossoverGpu : kCrossoverCpu;
+  return static_cast<double> (rows) * cols >= c.a / std::max (filters, 1) + c.b;
+}
+
+std::string FftCorrelator::source () { return kernels::hog_fft_source; }
+
+uint64_t FftCorrelator::source_hash () { return kernels::hog_fft_hash; }
+
+std::string FftCorrelator::options (bool compact) { return compact ? " -D FFT_COMPACT" : ""; }
+
+std::string FftCorrelator::program_source () {
+  return std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" + kernels::candidates_source +
+         "\n" + kernels::hog_fft_source;
+}
+
+uint64_t FftCorrelator::program_hash () {
+  uint64_t hash = kernels::warp_hash;
+  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::hog_fft_hash})
+    hash = cl::fnv1a (&h, sizeof h, hash);
+  return hash;
+}
+
+cl::Error FftCorrelator::setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank, bool gpu,
+                                bool compact) {
+  if (bank.rows < 1 || bank.cols < 1 || bank.dims < 1 || bank.filters.empty ())
+    return {"an empty filter bank"};
+  const size_t per = static_cast<size_t> (bank.rows) * bank.cols * bank.dims;
+  std::vector<float> coef;
+  coef.reserve (per * bank.filters.size ());
+  for (const std::vector<float> &f : bank.filters) {
+    if (f.size () != per)
+      return {"a filter of the bank has " + std::to_string (f.size ()) + " coefficients, not " + std::to_string (per)};
+    coef.insert (coef.end (), f.begin (), f.end ());
+  }
+  for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&pack_, gpu ? "fft_pack" : "fft_pack_rows"},
+                                {&place_, "fft_place_filters"},
+                                {&mac_, gpu ? "fft_mac" : "fft_mac_rows"},
+                                {&extract_, gpu ? "fft_extract" : "fft_extract_rows"}})
+    if (cl::Error e = cl::create_kernel (program, name, k))
+      return e;
+  if (cl::Error e = cl::upload_vector (dev, &coef_, coef))
+    return e;
+  dev_ = &dev;
+  bank_ = bank;
+  gpu_ = gpu;
+  compact_ = gpu && compact;
+  spectra_.reset ();
+  spectra_rows_ = spectra_cols_ = 0;
+  return {};
+}
+
+cl::Error FftCorrelator::plan_for (int rows, int cols, int batches, VkfftPlan::Direction dir, const VkfftPlan **out) {
+  for (size_t i = 0; i < plans_.size (); i++) {
+    const VkfftPlan &p = *plans_[i];
+    if (p.rows () == rows && p.cols () == cols && p.batches () == batches && p.direction () == dir) {
+      std::unique_ptr<VkfftPlan> keep = std::move (plans_[i]);
+      plans_.erase (plans_.begin () + static_cast<long> (i));
+      plans_.push_back (std::move (keep));
+      *out = plans_.back ().get ();
+      return {};
+    }
+  }
+  std::unique_ptr<VkfftPlan> p;
+  if (cl::Error e = VkfftPlan::create (*dev_, rows, cols, batches, dir, &p))
+    return e;
+  if (plans_.size () >= kCachedPlans)
+    plans_.erase (plans_.begin ());
+  plans_.push_back (std::move (p));
+  *out = plans_.back ().get ();
+  return {};
+}
+
+cl::Error FftCorrelator::filter_spectra () {
+  const int rows = plan_.rows, cols = plan_.cols, stride = cols + 2;
+  const int planes = static_cast<int> (bank_.filters.size ()) * bank_.dims;
+  const size_t floats = static_cast<size_t> (planes) * rows * stride;
+  spectra_.reset ();
+  spectra_rows_ = spectra_cols_ = 0;
+  if (cl::Error e = cl::make_buffer (*dev_, &spectra_, floats * 4))
+    return e;
+  const VkfftPlan *plan = nullptr;
+  if (cl::Error e = plan_for (rows, cols, planes, VkfftPlan::Direction::Forward, &plan))
+    return e;
+  const float scale = static_cast<float> (1.0 / (static_cast<double> (rows) * cols));
+  const cl_int items = static_cast<cl_int> (floats);
+  GPUDETECT_CL_TRY (cl::set_args (place_.get (), coef_, cl_int (bank_.rows), cl_int (bank_.cols), items, cl_int (rows),
+                                  cl_int (stride), scale, spectra_));
+  const size_t global = round_up (floats, kLocal), local = kLocal;
+  cl_command_queue q = dev_->queue.get ();
+  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (q, place_.get (), 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  if (cl::Error e = plan->enqueue (q, spectra_.get ()))
+    return e;
+  GPUDETECT_CL_TRY (clFinish (q));
+  spectra_rows_ = rows;
+  spectra_cols_ = cols;
+  return {};
+}
+
+cl::Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
+                                   const cl::Mem &thresholds) {
+  if (!dev_)
+    return {"the FFT evaluation was not set up"};
+  fwd_ = inv_ = nullptr;
+  positions_ = 0;
+  nlevels_ = 0;
+  bound_cand_ = nullptr;
+  const int nf = static_cast<int> (bank_.filters.size ()), dims = bank_.dims;
+  std::vector<PatchworkRect> rects;
+  for (const FeatureLevel &l : levels) {
+    const bool any = l.rows >= bank_.rows && l.cols >= bank_.cols;
+    rects.push_back ({any ? l.rows : 0, any ? l.cols : 0});
+  }
+  PatchworkWork work;
+  work.dims = dims;
+  work.filters = nf;
+  cl_ulong max_alloc = 0, global_mem = 0;
+  const cl_device_id id = dev_->info.id;
+  GPUDETECT_CL_TRY (clGetDeviceInfo (id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
+  GPUDETECT_CL_TRY (clGetDeviceInfo (id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global_mem, &global_mem, nullptr));
+  work.max_buffer = std::min<uint64_t> (max_alloc, uint64_t (1) << 31); // int offsets in the kernels
+  work.max_total = global_mem / 2;
+  plan_ = plan_patchworks (rects, work);
+  places_ = plan_.places;
+  bool any = false;
+  for (const PatchworkRect &r : rects)
+    any = any || r.rows > 0;
+  if (!any)
+    return {};
+  if (plan_.count == 0)
+    return {"the FFT evaluation of " + std::to_string (nf) + " filters of " + std::to_string (bank_.rows) + "x" +
+            std::to_string (bank_.cols) + "x" + std::to_string (dims) + " needs more device memory than " +
+            dev_->info.name + " has for these frames"};
+  if (plane >= (size_t (1) << 31) / static_cast<size_t> (dims))
+    return {"feature planes too large for the FFT evaluation"};
+  const int rows = plan_.rows, cols = plan_.cols, stride = cols + 2, patches = plan_.count;
+  const size_t patch_floats = static_cast<size_t> (rows) * stride;
+
+  // where each float of a patchwork's dimension plane comes from
+  std::vector<cl_int> map (patch_floats * patches, -1);
+  std::vector<cl_int8> lv;
+  std::vector<cl_int2> prows; // CPU schedule: (level descriptor, row of positions)
+  for (size_t k = 0; k < levels.size (); k++) {
+    const PatchworkPlace &p = places_[k];
+    if (p.patch < 0)
+      continue;
+    const FeatureLevel &l = levels[k];
+    for (int y = 0; y < l.rows; y++)
+      for (int x = 0; x < l.cols; x++)
+        map[p.patch * patch_floats + static_cast<size_t> (p.y + y) * stride + p.x + x] =
+            static_cast<cl_int> (l.offset + static_cast<size_t> (y) * l.cols + x);
+    cl_int8 d = {};
+    const int across = l.cols - bank_.cols + 1, down = l.rows - bank_.rows + 1;
+    const int v[8] = {p.patch, p.y, p.x, across, down, positions_, l.first_window, 0};
+    std::memcpy (d.s, v, sizeof v);
+    for (int y = 0; y < down; y++)
+      prows.push_back ({{static_cast<cl_int> (lv.size ()), y}});
+    lv.push_back (d);
+    if (static_cast<int64_t> (positions_) + static_cast<int64_t> (across) * down >= (int64_t (1) << 31) / nf)
+      return {"too many filter positions for one frame"};
+    positions_ += across * down;
+  }
+  nlevels_ = static_cast<int> (lv.size ());
+  if (cl::Error e = cl::upload_vector (*dev_, &map_, map))
+    return e;
+  if (cl::Error e = cl::upload_vector (*dev_, &levels_, lv))
+    return e;
+  if (cl::Error e = cl::upload_vector (*dev_, &prows_, prows))
+    return e;
+  if (cl::Error e = cl::make_buffer (*dev_, &patches_, patch_floats * patches * dims * 4))
+    return e;
+  if (cl::Error e = cl::make_buffer (*dev_, &out_, patch_floats * patches * nf * 4))
+    return e;
+  if (cl::Error e = plan_for (rows, cols, patches * dims, VkfftPlan::Direction::Forward, &fwd_))
+    return e;
+  if (cl::Error e = plan_for (rows, cols, patches * nf, VkfftPlan::Direction::Inverse, &inv_))
+    return e;
+  if (spectra_rows_ != rows || spectra_cols_ != cols)
+    if (cl::Error e = filter_spectra ())
+      return e;
+  // the plans for the filters' spectra may have pushed these out of the cache
+  if (cl::Error e = plan_for (rows, cols, patches * dims, VkfftPlan::Direction::Forward, &fwd_))
+    return e;
+  if (cl::Error e = plan_for (rows, cols, patches * nf, VkfftPlan::Direction::Inverse, &inv_))
+    return e;
+
+  const int n = rows * (cols / 2 + 1);
+  if (gpu_) {
+    pack_items_ = static_cast<int> (map.size ());
+    mac_items_ = n * ((patches + kPatchGroup - 1) / kPatchGroup) * ((nf + kFilterGroup - 1) / kFilterGroup);
+    extract_items_ = positions_;
+    GPUDETECT_CL_TRY (cl::set_args (pack_.get (), features, cl_int (plane), cl_int (dims), map_, cl_int (pack_items_),
+                                    cl_int (patch_floats), patches_));
+    GPUDETECT_CL_TRY (cl::set_args (mac_.get (), patches_, spectra_, out_, cl_int (n), cl_int (dims), cl_int (nf),
+                                    cl_int (patches), cl_int (mac_items_)));
+    GPUDETECT_CL_TRY (cl::set_args (extract_.get (), levels_, cl_int (nlevels_), cl_int (positions_), out_,
+                                    cl_int (rows), cl_int (stride), cl_int (nf), thresholds));
+  } else {
+    pack_items_ = patches * rows;
+    mac_items_ = patches * nf * rows;
+    extract_items_ = static_cast<int> (prows.size ());
+    GPUDETECT_CL_TRY (cl::set_args (pack_.get (), features, cl_int (plane), cl_int (dims), map_, cl_int (pack_items_),
+                                    cl_int (rows), cl_int (stride), patches_));
+    GPUDETECT_CL_TRY (cl::set_args (mac_.get (), patches_, spectra_, out_, cl_int (cols / 2 + 1), cl_int (rows),
+                                    cl_int (dims), cl_int (nf), cl_int (mac_items_)));
+    GPUDETECT_CL_TRY (cl::set_args (extract_.get (), levels_, prows_, cl_int (extract_items_), out_, cl_int (rows),
+                                    cl_int (stride), cl_int (nf), thresholds));
+  }
+  return {};
+}
+
+int FftCorrelator::launches () const {
+  return positions_ > 0 && fwd_ && inv_ ? 3 + fwd_->launches () + inv_->launches () : 0;
+}
+
+size_t FftCorrelator::score_index (int level, int filter, int y, int x) const {
+  const PatchworkPlace &p = places_[static_cast<size_t> (level)];
+  const size_t stride = static_cast<size_t> (plan_.cols) + 2;
+  return ((static_cast<size_t> (p.patch) * bank_.filters.size () + filter) * plan_.rows + p.y + y) * stride + p.x + x;
+}
+
+cl::Error FftCorrelator::enqueue (const cl::Mem &candidates, cl_uint capacity, Launcher &l) {
+  if (positions_ == 0)
+    return {};
+  if (bound_cand_ != candidates.get ()) {
+    GPUDETECT_CL_TRY (cl::set_args_from (extract_.get (), 8, candidates, capacity));
+    bound_cand_ = candidates.get ();
+  }
+  // the CPU schedule's work-items are rows: small work-groups, so that
+  // both cores get some
+  const size_t items = gpu_ ? kLocal : 8;
+  if (cl::Error e = l.launch (pack_.get (), round_up (pack_items_, items), items, Phase::First))
+    return e;
+  if (cl::Error e = l.library ([this] (cl_command_queue q) { return fwd_->enqueue (q, patches_.get ()); },
+                               fwd_->launches ()))
+    return e;
+  if (cl::Error e = l.launch (mac_.get (), round_up (mac_items_, items), items, Phase::First))
+    return e;
+  if (cl::Error e = l.library ([this] (cl_command_queue q) { return inv_->enqueue (q, out_.get ()); },
+                               inv_->launches ()))
+    return e;
+  const size_t local = compact_ ? kWg : items;
+  return l.launch (extract_.get (), round_up (std::max (extract_items_, 1), local), local, Phase::First);
+}
+
+} // namespace gpudetect

@@ -1,0 +1,109 @@
+// Linear filters evaluated in the frequency domain: F filters of rows x cols
+// x D correlated with the D-dimensional feature planes of every level of a
+// pyramid, whatever the features (FHOG, Dalal-Triggs blocks, DPM levels).
+//
+// Per frame (kernels/hog_fft.cl): the levels' planes laid into patchworks
+// (patchwork.h; one launch), one batched forward transform of every
+// patchwork's D planes (VkFFT), one multiply-accumulate launch (F spectra per
+// patchwork), one batched inverse transform of the patchworks x F spectra,
+// and one launch that reads the scores at every level's valid positions back
+// out and appends those reaching their filter's threshold to the frame's
+// candidates (the shared compaction, compact.cl).  The filters' spectra are
+// made once per patchwork size, when the geometry is (re)planned, and kept on
+// the device; VkFFT's kernels are compiled then too, plans cached by size.
+//
+// Scores: score(level, filter, y, x) = sum over d, m < rows, n < cols of
+// filter[d][m][n] * feature[d][y + m][x + n], for the positions whose filter
+// lies wholly inside the level's plane ((plane rows - rows + 1) x (plane cols
+// - cols + 1)): the same as a direct correlation, to the rounding of a float
+// FFT (docs/benchmarks.md: the measured error).  scores() holds them all
+// after a frame's launches, for detectors that read more than thresholded
+// candidates (DPM's parts).
+#pragma once
+
+#include "cl/cl.h"
+#include "core/family.h"
+#include "patchwork.h"
+#include "vkfft.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpudetect {
+
+struct FilterBank {
+  int rows = 0, cols = 0, dims = 0;
+  // each dims planes of rows x cols, row-major, plane after plane
+  std::vector<std::vector<float>> filters;
+};
+
+// A level's plane in the caller's feature buffer: dimension d's value at
+// (y, x) is features[d * plane + offset + y * cols + x].
+struct FeatureLevel {
+  int rows = 0, cols = 0;   // its padding included
+  size_t offset = 0;
+  int first_window = 0;     // candidates: window (first_window + y * across + x) * filters + filter
+};
+
+// Whether the frequency domain is the faster way to evaluate `filters`
+// filters of rows x cols on a device (gpu: the GPU schedule): where rows x
+// cols >= a / filters + b, the constants fitted by gpudetect-hog-sweep to
+// the crossover it measured on the device's kind (docs/benchmarks.md).  The
+// FFT path costs mostly a part per frame (the forward transforms) and a part
+// per filter (its multiply-accumulate and inverse transform), the direct one
+// a part per filter and cell; both grow alike with the feature dimensions.
+bool fft_preferred (bool gpu, int filters, int rows, int cols);
+
+class FftCorrelator {
+public:
+  static bool available () { return VkfftPlan::available (); }
+  // kernels/hog_fft.cl (after compact.cl and candidates.cl in a program),
+  // and its options; compact (GPU schedule): candidates through work-groups
+  // of WGF lanes.
+  static std::string source ();
+  static uint64_t source_hash ();
+  static std::string options (bool compact);
+  // A program of its own: the core kernels it needs, then hog_fft.cl.
+  static std::string program_source ();
+  static uint64_t program_hash ();
+
+  // gpu: the GPU schedule's kernels (a work-item per float, frequency or
+  // position), else the CPU schedule's (a work-item per row).
+  cl::Error setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank, bool gpu, bool compact);
+  // (Re)plans for a frame's levels (their planes `plane` floats apart in
+  // `features`); thresholds: one float per filter, the least score kept.
+  // Buffers stay the caller's and must outlive the launches.
+  cl::Error geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
+                      const cl::Mem &thresholds);
+  cl::Error enqueue (const cl::Mem &candidates, cl_uint capacity, Launcher &l);
+
+  const PatchworkPlan &patchworks () const { return plan_; }
+  // Launches a frame takes (0 where no level has a position).
+  int launches () const;
+  int positions () const { return positions_; }
+  // After a frame's launches: patchworks x filters planes of R x (C + 2)
+  // floats; where a level's score lies in it.
+  const cl::Mem &scores () const { return out_; }
+  size_t score_index (int level, int filter, int y, int x) const;
+
+private:
+  cl::Error plan_for (int rows, int cols, int batches, VkfftPlan::Direction dir, const VkfftPlan **out);
+  cl::Error filter_spectra ();
+
+  const cl::Device *dev_ = nullptr;
+  FilterBank bank_;
+  bool gpu_ = true, compact_ = false;
+  cl::Kernel pack_, place_, mac_, extract_;
+  cl::Mem coef_;
+  PatchworkPlan plan_;
+  std::vector<PatchworkPlace> places_; // per level
+  cl::Mem map_, levels_, prows_, patches_, spectra_, out_;
+  int spectra_rows_ = 0, spectra_cols_ = 0; // the size spectra_ was made for
+  std::vector<std::unique_ptr<VkfftPlan>> plans_; // cached, most recent last
+  const VkfftPlan *fwd_ = nullptr, *inv_ = nullptr;
+  int positions_ = 0, nlevels_ = 0, pack_items_ = 0, mac_items_ = 0, extract_items_ = 0;
+  cl_mem bound_cand_ = nullptr;
+};
+
+} // namespace gpudetect
