@@ -370,13 +370,15 @@ struct ScheduleDefault {
 };
 using Schedule = TemplateSearch::Config::Schedule;
 const ScheduleDefault schedule_defaults[] = {
-    // H100: 100 templates 32x32 +-32 px 0.401 ms, 1000 of 16x16 in 143x143 2.221 ms
-    {true, Schedule::Rows, 4, 1},
+    // H100, against rows 4x1: 100 templates 32x32 +-32 px 0.401 -> 0.061 ms, 1000 of 16x16 in 143x143
+    // 2.219 -> 0.442 ms (docs/results/bench-track-h100-tiles.txt)
+    {true, Schedule::Tiles, 4, 0},
     // PoCL, 2 shared cores, against rows 8x1: 100 templates 32x32 +-32 px 668 -> 453 ms (one part of 608
     // work-items), 1000 of 16x16 in 143x143 6.69 -> 4.14 s
     {false, Schedule::Tiles, 8, 0},
     // where the tiles do not fit the device's local memory (less than about 2 KB: the template's rows go in
     // chunks otherwise)
+    {true, Schedule::Rows, 4, 1},
     {false, Schedule::Rows, 8, 1},
 };
 } // namespace
