@@ -7,11 +7,9 @@
  *
  *     D (x, y) = sum over the template of m * (|dR| + |dG| + |dB|)
  *
- * in 32-bit integers (at most 64 x 64 x 255 x 765 < 2^32).  One work-group
- * searches one template: the template and a band of the search area lie in
- * local memory, every work-item computes D at some offsets, a reduction finds
- * the best offset and then the best offset at Chebyshev distance >= ALT_D
- * from it (the alternative).  Ties go to the lowest offset index
+ * in 32-bit integers (at most 64 x 64 x 255 x 765 < 2^32).  Every search
+ * finds the best offset and then the best offset at Chebyshev distance
+ * >= ALT_D from it (the alternative).  Ties go to the lowest offset index
  * (y * PW + x), so that every device and the host reference agree exactly.
  *
  * Frames arrive as the decoder gives them (NV12, I420, 4-byte RGB or grey) and
@@ -21,20 +19,22 @@
  * so that an object that did not move matches its template with D = 0.
  *
  * Build options: -D TW= -D TH= (template), -D SW= -D SH= (search area),
- * -D BAND= (offset rows per band of the search area in local memory),
- * -D WG= (work-group size of track_search), -D ALT_D= (alternative distance),
- * -D KX= (neighbouring offsets of a row each work-item computes at once).
+ * -D ALT_D= (alternative distance), -D KX= (neighbouring offsets of a row
+ * each work-item computes at once); -D TILES for the tiles' kernels, else
+ * the rows schedule's, so that a program holds only the local arrays of the
+ * schedule it runs; -D BAND= (rows: offset rows per band of the search area
+ * in local memory), -D WG= (rows: work-group size of track_search),
+ * -D TCH= (tiles: template rows per chunk, TH the whole template).
  *
- * Register tiling (KX > 1): a work-item computes D at KX neighbouring offsets
- * of a row together; along a template row it holds a window of KX + 1 area
- * pixels in registers, so that each template pixel is read and unpacked once
- * for KX offsets and each area pixel once for (nearly) KX offsets instead of
- * once per offset.  The sums are the same integers in the same order.
- *
- * Split search (track_search_part + track_reduce): where templates are too
- * few to fill the device, each template's offset rows are shared among
- * `parts` work-groups that write the distances, and one work-group per
- * template then reduces them to the best and the alternative.
+ * Rows (track_search): one work-group searches one template: the template
+ * and a band of the search area lie in local memory, every work-item
+ * computes D at some offsets, a work-group reduction finds the best and one
+ * the alternative.  Register tiling (KX > 1): a work-item computes D at KX
+ * neighbouring offsets of a row together; along a template row it holds a
+ * window of KX + 1 area pixels in registers, so that each template pixel is
+ * read and unpacked once for KX offsets and each area pixel once for
+ * (nearly) KX offsets instead of once per offset.  The sums are the same
+ * integers in the same order.
  *
  * Tiles (track_search_tiles + track_reduce_parts): a template's offset rows
  * in parts of rows_per_part rows, each part's area rows held whole in local
@@ -45,7 +45,10 @@
  * writes its best; track_reduce_parts finds each template's best among them
  * and its alternative among the other parts' bests and the distances of the
  * parts that lie near the best.  One part per template does it all in one
- * launch.
+ * launch.  Where a template's rows and their area rows do not fit local
+ * memory (64 x 64 templates searched far on a device of 32 to 48 KB), the
+ * template's rows go in chunks of TCH, each offset's distance summed in
+ * registers over the chunks.
  */
 
 #ifndef TW
@@ -59,6 +62,9 @@
 #endif
 #ifndef KX
 #define KX 1
+#endif
+#ifndef TCH
+#define TCH TH
 #endif
 
 #define PW (SW - TW + 1)
@@ -159,6 +165,34 @@ inline int better (uint d, int i, uint bd, int bi)
   return d < bd || (d == bd && i < bi);
 }
 
+/* The best pair over the work-group (red_* in local memory). */
+inline void reduce_best (__local uint *red_d, __local int *red_i, int lid, uint d, int i)
+{
+  red_d[lid] = d;
+  red_i[lid] = i;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int s = WG / 2; s > 0; s >>= 1) {
+    if (lid < s && better (red_d[lid + s], red_i[lid + s], red_d[lid], red_i[lid])) {
+      red_d[lid] = red_d[lid + s];
+      red_i[lid] = red_i[lid + s];
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+inline void write_result (__global uint *results, int k, uint bd, int bi, uint ad, int ai)
+{
+  __global uint *o = results + 4 * k;
+  o[0] = bd;
+  o[1] = (uint) bi;
+  o[2] = ad;
+  o[3] = ai == 0x7fffffff ? 0xffffffffu : (uint) ai;
+}
+
+/* ------------------------------------------------------------------------
+ * Rows (the program without -D TILES). */
+#ifndef TILES
+
 inline uint sad3 (uchar4 u, uchar4 v)
 {
   return (uint) (abs ((int) u.x - (int) v.x) + abs ((int) u.y - (int) v.y) + abs ((int) u.z - (int) v.z));
@@ -248,30 +282,6 @@ __attribute__ ((always_inline)) inline void search_rows (__global const uchar4 *
   *best_i = bi;
 }
 
-/* The best pair over the work-group (red_* in local memory). */
-inline void reduce_best (__local uint *red_d, __local int *red_i, int lid, uint d, int i)
-{
-  red_d[lid] = d;
-  red_i[lid] = i;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int s = WG / 2; s > 0; s >>= 1) {
-    if (lid < s && better (red_d[lid + s], red_i[lid + s], red_d[lid], red_i[lid])) {
-      red_d[lid] = red_d[lid + s];
-      red_i[lid] = red_i[lid + s];
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-}
-
-inline void write_result (__global uint *results, int k, uint bd, int bi, uint ad, int ai)
-{
-  __global uint *o = results + 4 * k;
-  o[0] = bd;
-  o[1] = (uint) bi;
-  o[2] = ad;
-  o[3] = ai == 0x7fffffff ? 0xffffffffu : (uint) ai;
-}
-
 /* Work-group k searches request k: 5 ints, slot and the search area's grid
  * (ox, oy, sx, sy as in track_extract).  Writes 4 uints per request: best D,
  * its offset index, alternative D, its index (index -1 when no offset lies
@@ -281,105 +291,6 @@ __kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
 track_search (__global const uchar4 *frame, int fw, int fh, __global const int *requests,
               __global const uchar4 *templates, __global uint *dmap, __global uint *results)
 {
-#if KX == 1
-  /* one offset per work-item: written out on its own, as PoCL vectorises it
-   * better than the shared band walk below */
-  __local uchar4 tmpl[TW * TH];
-  __local uchar4 area[SW * BAND_ROWS];
-  __local uint red_d[WG];
-  __local int red_i[WG];
-
-  const int k = get_group_id (0), lid = get_local_id (0);
-  __global const int *r = requests + 5 * k;
-  const int slot = r[0], ox = r[1], oy = r[2], sx = r[3], sy = r[4];
-  __global uint *dm = dmap + (size_t) k * (PW * PH);
-
-  __global const uchar4 *t = templates + (size_t) slot * (TW * TH);
-  for (int i = lid; i < TW * TH; i += WG)
-    tmpl[i] = t[i];
-
-  uint best_d = 0xffffffffu;
-  int best_i = 0x7fffffff;
-  for (int y0 = 0; y0 < PH; y0 += BAND) {
-    const int rows = min (BAND_ROWS, SH - y0);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int i = lid; i < rows * SW; i += WG)
-      area[i] = sample (frame, fw, fh, ox, oy, sx, sy, i % SW, y0 + i / SW);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    const int n = min (BAND, PH - y0) * PW;
-    for (int q = lid; q < n; q += WG) {
-      const int py = q / PW, px = q % PW;
-      uint d = 0;
-      for (int ty = 0; ty < TH; ty++) {
-        __local const uchar4 *a = area + (py + ty) * SW + px;
-        __local const uchar4 *tt = tmpl + ty * TW;
-        for (int tx = 0; tx < TW; tx++) {
-          const uchar4 u = tt[tx], v = a[tx];
-          const int sad = abs ((int) u.x - (int) v.x) + abs ((int) u.y - (int) v.y) + abs ((int) u.z - (int) v.z);
-          d += (uint) u.w * (uint) sad;
-        }
-      }
-      const int idx = (y0 + py) * PW + px;
-      dm[idx] = d;
-      if (better (d, idx, best_d, best_i)) {
-        best_d = d;
-        best_i = idx;
-      }
-    }
-  }
-
-  /* best over the work-group */
-  red_d[lid] = best_d;
-  red_i[lid] = best_i;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int s = WG / 2; s > 0; s >>= 1) {
-    if (lid < s && better (red_d[lid + s], red_i[lid + s], red_d[lid], red_i[lid])) {
-      red_d[lid] = red_d[lid + s];
-      red_i[lid] = red_i[lid + s];
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  const uint bd = red_d[0];
-  const int bi = red_i[0];
-  const int bx = bi % PW, by = bi / PW;
-  barrier (CLK_LOCAL_MEM_FENCE);
-
-  /* the alternative: offsets at Chebyshev distance >= ALT_D from the best;
-   * each work-item reads back only the distances it wrote itself */
-  uint alt_d = 0xffffffffu;
-  int alt_i = 0x7fffffff;
-  for (int y0 = 0; y0 < PH; y0 += BAND) {
-    const int n = min (BAND, PH - y0) * PW;
-    for (int q = lid; q < n; q += WG) {
-      const int py = y0 + q / PW, px = q % PW;
-      if (max (abs (px - bx), abs (py - by)) < ALT_D)
-        continue;
-      const int idx = py * PW + px;
-      const uint d = dm[idx];
-      if (better (d, idx, alt_d, alt_i)) {
-        alt_d = d;
-        alt_i = idx;
-      }
-    }
-  }
-  red_d[lid] = alt_d;
-  red_i[lid] = alt_i;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int s = WG / 2; s > 0; s >>= 1) {
-    if (lid < s && better (red_d[lid + s], red_i[lid + s], red_d[lid], red_i[lid])) {
-      red_d[lid] = red_d[lid + s];
-      red_i[lid] = red_i[lid + s];
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == 0) {
-    __global uint *o = results + 4 * k;
-    o[0] = bd;
-    o[1] = (uint) bi;
-    o[2] = red_d[0];
-    o[3] = red_i[0] == 0x7fffffff ? 0xffffffffu : (uint) red_i[0];
-  }
-#else
   __local uchar4 tmpl[TW * TH];
   __local uchar4 area[SWP * BAND_ROWS];
   __local uint red_d[WG];
@@ -426,71 +337,11 @@ track_search (__global const uchar4 *frame, int fw, int fh, __global const int *
   reduce_best (red_d, red_i, lid, alt_d, alt_i);
   if (lid == 0)
     write_result (results, k, bd, bi, red_d[0], red_i[0]);
-#endif
 }
 
-/* The split search's first pass: work-group g searches part g % parts of
- * request g / parts, offset rows [part * R, (part + 1) * R) with
- * R = ceil (PH / parts), writing their distances to dmap. */
-__kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
-track_search_part (__global const uchar4 *frame, int fw, int fh, __global const int *requests,
-                   __global const uchar4 *templates, __global uint *dmap, int parts)
-{
-  __local uchar4 tmpl[TW * TH];
-  __local uchar4 area[SWP * BAND_ROWS];
-
-  const int g = get_group_id (0), lid = get_local_id (0);
-  const int k = g / parts, part = g % parts;
-  const int rows = (PH + parts - 1) / parts;
-  const int y_begin = part * rows, y_end = min (PH, y_begin + rows);
-  if (y_begin >= y_end)
-    return; /* the whole work-group */
-  __global const int *r = requests + 5 * k;
-  load_template (templates, r[0], tmpl, lid);
-  uint best_d = 0xffffffffu;
-  int best_i = 0x7fffffff;
-  search_rows (frame, fw, fh, r[1], r[2], r[3], r[4], tmpl, area, dmap + (size_t) k * (PW * PH), y_begin, y_end,
-               lid, &best_d, &best_i);
-}
-
-/* The split search's second pass: work-group k finds request k's best and
- * alternative in its distances (as track_search does). */
-__kernel __attribute__ ((reqd_work_group_size (WG, 1, 1))) void
-track_reduce (__global const uint *dmap, __global uint *results)
-{
-  __local uint red_d[WG];
-  __local int red_i[WG];
-  const int k = get_group_id (0), lid = get_local_id (0);
-  __global const uint *dm = dmap + (size_t) k * (PW * PH);
-  uint best_d = 0xffffffffu;
-  int best_i = 0x7fffffff;
-  for (int i = lid; i < PW * PH; i += WG)
-    if (better (dm[i], i, best_d, best_i)) {
-      best_d = dm[i];
-      best_i = i;
-    }
-  reduce_best (red_d, red_i, lid, best_d, best_i);
-  const uint bd = red_d[0];
-  const int bi = red_i[0];
-  const int bx = bi % PW, by = bi / PW;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  uint alt_d = 0xffffffffu;
-  int alt_i = 0x7fffffff;
-  for (int i = lid; i < PW * PH; i += WG) {
-    if (max (abs (i % PW - bx), abs (i / PW - by)) < ALT_D)
-      continue;
-    if (better (dm[i], i, alt_d, alt_i)) {
-      alt_d = dm[i];
-      alt_i = i;
-    }
-  }
-  reduce_best (red_d, red_i, lid, alt_d, alt_i);
-  if (lid == 0)
-    write_result (results, k, bd, bi, red_d[0], red_i[0]);
-}
-
+#else /* TILES */
 /* ------------------------------------------------------------------------
- * Tiles. */
+ * Tiles (-D TILES). */
 
 /* |dR| + |dG| + |dB| of two (R, G, B, 0) words. */
 #ifdef SAD_PTX
@@ -509,17 +360,15 @@ inline uint sad4 (uint t, uint a)
 }
 #endif
 
-/* D at the KX offsets (px .. px + KX - 1, py) of a part (rows of `area`
- * SWT apart) into d.  Along each template row a window of KX (+ 4) area
- * pixels in registers; with TILE_VEC, area and template read 4 pixels at a
- * time. */
-__attribute__ ((always_inline)) inline void tile_distances (__local const uint *area, __local const uint *tcol,
-                                                           __local const uint *twt, int py, int px, uint *d)
+/* Adds to d the distances at the KX offsets (px .. px + KX - 1, py) of
+ * template rows 0 .. nrows - 1 of `tcol`, `twt` against `area` (rows SWT
+ * apart).  Along each template row a window of KX (+ 4) area pixels in
+ * registers; with TILE_VEC, area and template read 4 pixels at a time. */
+__attribute__ ((always_inline)) inline void tile_accumulate (__local const uint *area, __local const uint *tcol,
+                                                            __local const uint *twt, int nrows, int py, int px,
+                                                            uint *d)
 {
-#pragma unroll
-  for (int k = 0; k < KX; k++)
-    d[k] = 0;
-  for (int ty = 0; ty < TH; ty++) {
+  for (int ty = 0; ty < nrows; ty++) {
     __local const uint *a = area + (py + ty) * SWT + px;
     __local const uint *tc = tcol + ty * TW;
     __local const uint *tw = twt + ty * TW;
@@ -595,12 +444,57 @@ inline void reduce_pairs (__local uint *rd, __local int *ri, int lid, int nl, in
   }
 }
 
+/* Samples area rows first_row .. of a request's grid into `area` (n words,
+ * rows SWT apart), the work-group's nl work-items walking it together. */
+__attribute__ ((always_inline)) inline void load_area (__global const uchar4 *frame, int fw, int fh, int ox, int oy,
+                                                      int sx, int sy, int first_row, int n, __local uint *area,
+                                                      int lid, int nl)
+{
+  const int dc = nl % SWT, dr = nl / SWT;
+  int col = lid % SWT, row = lid / SWT;
+  for (int i = lid; i < n; i += nl) {
+    area[i] = as_uint (sample (frame, fw, fh, ox, oy, sx, sy, col, first_row + row));
+    col += dc;
+    row += dr;
+    if (col >= SWT) {
+      col -= SWT;
+      row++;
+    }
+  }
+}
+
+/* Template rows t0 .. t0 + nrows - 1 of `t` into local memory as colour
+ * words and weights. */
+__attribute__ ((always_inline)) inline void load_template_rows (__global const uint *t, int t0, int nrows,
+                                                               __local uint *tcol, __local uint *twt, int lid, int nl)
+{
+  __global const uint *s = t + t0 * TW;
+  for (int i = lid; i < nrows * TW; i += nl) {
+    const uint v = s[i];
+    tcol[i] = v & 0xffffffu;
+    twt[i] = v >> 24;
+  }
+}
+
 /* Work-group g searches part g % parts of request g / parts: offset rows
- * [part * rows_per_part, + rows_per_part), their area rows sampled into
- * `area4` ((rows_per_part + TH - 1) * SWT words, and at least twice the
- * work-group's size rounded up to a power of two: the reductions reuse it).
- * Writes the distances to dmap; with parts > 1 the part's best to
- * part_best (2 words per work-group), else the results as track_search. */
+ * [part * rows_per_part, + rows_per_part).  Writes the distances to dmap;
+ * with parts > 1 the part's best to part_best (2 words per work-group),
+ * else the results as track_search.  `area4` holds at least twice the
+ * work-group's size rounded up to a power of two words (the reductions
+ * reuse it) and the area rows below.
+ *
+ * TCH == TH: the template and the part's area rows (rows_per_part + TH - 1
+ * of them) sampled once into local memory; the work-items then loop over
+ * the part's groups of KX offsets.
+ *
+ * TCH < TH (templates whose rows and area rows do not fit local memory):
+ * the template's rows in chunks of TCH.  The part's groups of offsets go in
+ * passes of one group per work-item; for each pass and chunk, the chunk's
+ * template rows and the area rows its offsets need under them (the pass's
+ * offset rows + TCH - 1) are loaded, and every work-item adds the chunk's
+ * share to its KX distances, held in registers from chunk to chunk.  The
+ * same integer sums as the whole template's (integer addition in another
+ * grouping: bit for bit the same). */
 __kernel void track_search_tiles (__global const uchar4 *frame, int fw, int fh, __global const int *requests,
                                   __global const uchar4 *templates, __global uint *dmap, __global uint *part_best,
                                   __global uint *results, int parts, int rows_per_part, __local uint4 *area4)
@@ -608,8 +502,8 @@ __kernel void track_search_tiles (__global const uchar4 *frame, int fw, int fh, 
   /* (declared as uint4 so that every implementation aligns it for the
    * vector loads) */
   __local uint *area = (__local uint *) area4;
-  __local uint4 tcol4[(TW * TH + 3) / 4];
-  __local uint4 twt4[(TW * TH + 3) / 4];
+  __local uint4 tcol4[(TW * TCH + 3) / 4];
+  __local uint4 twt4[(TW * TCH + 3) / 4];
   __local uint *tcol = (__local uint *) tcol4;
   __local uint *twt = (__local uint *) twt4;
   const int g = get_group_id (0), lid = get_local_id (0), nl = get_local_size (0);
@@ -618,35 +512,23 @@ __kernel void track_search_tiles (__global const uchar4 *frame, int fw, int fh, 
   __global const int *r = requests + 5 * k;
   const int ox = r[1], oy = r[2], sx = r[3], sy = r[4];
   __global const uint *t = (__global const uint *) templates + (size_t) r[0] * (TW * TH);
-  for (int i = lid; i < TW * TH; i += nl) {
-    const uint v = t[i];
-    tcol[i] = v & 0xffffffu;
-    twt[i] = v >> 24;
-  }
   const int rows = y_end - y_begin;
-  {
-    const int n = (rows + TH - 1) * SWT, dc = nl % SWT, dr = nl / SWT;
-    int col = lid % SWT, row = lid / SWT;
-    for (int i = lid; i < n; i += nl) {
-      area[i] = as_uint (sample (frame, fw, fh, ox, oy, sx, sy, col, y_begin + row));
-      col += dc;
-      row += dr;
-      if (col >= SWT) {
-        col -= SWT;
-        row++;
-      }
-    }
-  }
-  barrier (CLK_LOCAL_MEM_FENCE);
-
+  const int n = rows * PWK;
   __global uint *dm = dmap + (size_t) k * (PW * PH);
   uint bd = 0xffffffffu;
   int bi = 0x7fffffff;
-  const int n = rows * PWK;
+#if TCH == TH
+  load_template_rows (t, 0, TH, tcol, twt, lid, nl);
+  load_area (frame, fw, fh, ox, oy, sx, sy, y_begin, (rows + TH - 1) * SWT, area, lid, nl);
+  barrier (CLK_LOCAL_MEM_FENCE);
+
   for (int q = lid; q < n; q += nl) {
     const int py = q / PWK, px = (q - py * PWK) * KX;
     uint d[KX];
-    tile_distances (area, tcol, twt, py, px, d);
+#pragma unroll
+    for (int kk = 0; kk < KX; kk++)
+      d[kk] = 0;
+    tile_accumulate (area, tcol, twt, TH, py, px, d);
 #pragma unroll
     for (int kk = 0; kk < KX; kk++)
       if (px + kk < PW) {
@@ -658,6 +540,43 @@ __kernel void track_search_tiles (__global const uchar4 *frame, int fw, int fh, 
         }
       }
   }
+#else
+  for (int base = 0; base < n; base += nl) {
+    /* the work-items past the part's last group compute its distances
+     * again without writing them: no branch around the chunks' work (a
+     * branch on a condition the loop does not change, between barriers, is
+     * one a compiler may hoist out of the loop, duplicating the barriers into
+     * both sides: PoCL 3.1 then lost the distances) */
+    const int q = base + lid, qc = min (q, n - 1);
+    const int py = qc / PWK, px = (qc - py * PWK) * KX;
+    /* the pass's offset rows [r_lo, r_hi) of the part */
+    const int r_lo = base / PWK, r_hi = min (rows, (base + nl - 1) / PWK + 1);
+    uint d[KX];
+#pragma unroll
+    for (int kk = 0; kk < KX; kk++)
+      d[kk] = 0;
+    for (int t0 = 0; t0 < TH; t0 += TCH) {
+      const int tr = min (TCH, TH - t0);
+      barrier (CLK_LOCAL_MEM_FENCE); /* the chunk before read */
+      load_template_rows (t, t0, tr, tcol, twt, lid, nl);
+      load_area (frame, fw, fh, ox, oy, sx, sy, y_begin + r_lo + t0, (r_hi - r_lo + tr - 1) * SWT, area, lid, nl);
+      barrier (CLK_LOCAL_MEM_FENCE);
+      tile_accumulate (area, tcol, twt, tr, py - r_lo, px, d);
+    }
+    if (q < n) {
+#pragma unroll
+      for (int kk = 0; kk < KX; kk++)
+        if (px + kk < PW) {
+          const int idx = (y_begin + py) * PW + px + kk;
+          dm[idx] = d[kk];
+          if (better (d[kk], idx, bd, bi)) {
+            bd = d[kk];
+            bi = idx;
+          }
+        }
+    }
+  }
+#endif
 
   /* the part's best (the area's local memory reused) */
   int np2 = 1;
@@ -749,3 +668,4 @@ track_reduce_parts (__global const uint *dmap, __global const uint *part_best, _
   if (lid == 0)
     write_result (results, k, bd, bi, red_d[0], red_i[0]);
 }
+#endif /* TILES */

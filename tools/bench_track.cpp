@@ -14,10 +14,13 @@
 //
 // --variants: search schedules to compare in one run on one context, each
 // checked against the C++ loop: `default` (the engine's default for the
-// device), KxP (rows: K offsets per work-item, P work-groups per template,
-// 0 the device's default K and automatic P), tKxP (tiles: K offsets per
+// device), Kx1 (rows: K offsets per work-item, one work-group per
+// template; K 0 the device's default), tKxP (tiles: K offsets per
 // work-item, P parts, 0 automatic), and an `n` after tKxP for the tiles'
-// integer SAD where the device would take vabsdiff4 (NVIDIA).
+// integer SAD where the device would take vabsdiff4 (NVIDIA).  The sweep's
+// schedule column says `rows of N` where the tiles take the template's rows
+// N at a time (in chunks: the whole template and its area rows do not fit
+// the device's local memory).
 // --pinned: the frame in page-locked memory (as gpudetect's upload pool gives
 // it) instead of ordinary memory, for the upload's time.  --format: the frame
 // as a decoder gives it (RGBx by default; NV12 and I420 are half the bytes of
@@ -203,7 +206,7 @@ struct Options {
 // One variant's medians and its matches of the last frame.
 struct Result {
   Variant v;
-  int parts = 1, kx = 0, wg = 0;
+  int parts = 1, kx = 0, wg = 0, chunk = 0;
   bool tiles = false, ptx = false;
   double upload = 0, convert = 0, search = 0, readback = 0, host = 0;
   std::vector<Match> got;
@@ -322,6 +325,7 @@ static bool run_case (cl::Device &dev, std::shared_ptr<cl::HostAllocator> &host_
     r.kx = ts->offsets_per_item ();
     r.tiles = ts->schedule () == TemplateSearch::Config::Schedule::Tiles;
     r.ptx = ts->sad_ptx ();
+    r.chunk = ts->template_chunk_rows () < g.template_h ? ts->template_chunk_rows () : 0;
     r.wg = r.tiles ? ts->tile_work_group (n) : ts->work_group ();
     for (int f = 0; f < o.warmup + o.frames; f++) {
       const auto t0 = std::chrono::steady_clock::now ();
@@ -361,11 +365,14 @@ static bool run_case (cl::Device &dev, std::shared_ptr<cl::HostAllocator> &host_
     r.host = median (t_host);
     const double ms = r.search / 1000;
     if (verbose) {
-      std::printf ("variant %s (%s, %d offsets per work-item, %d work-groups of %d per template%s): device, median "
+      char chunks[64] = "";
+      if (r.chunk)
+        std::snprintf (chunks, sizeof chunks, ", template rows %d at a time", r.chunk);
+      std::printf ("variant %s (%s, %d offsets per work-item, %d work-groups of %d per template%s%s): device, median "
                    "of %d frames after %d: upload %.1f us, convert %.1f us, search %.3f ms (%.2f us per template, "
                    "%.1f G pixel-differences/s), readback %.1f us; upload to readback %.3f ms; host frame %.3f ms\n",
                    v.name.c_str (), r.tiles ? "tiles" : "rows", r.kx, r.parts, r.wg,
-                   r.tiles ? (r.ptx ? ", SAD by vabsdiff4" : ", SAD in integers") : "", o.frames, o.warmup, r.upload,
+                   r.tiles ? (r.ptx ? ", SAD by vabsdiff4" : ", SAD in integers") : "", chunks, o.frames, o.warmup, r.upload,
                    r.convert, ms, r.search / n,
                    static_cast<double> (n) * positions * g.template_w * g.template_h / (ms * 1e6), r.readback,
                    r.end_to_end (), r.host / 1000);
@@ -545,8 +552,11 @@ int main (int argc, char **argv) {
           }
           const Result &res = cr.variants.front ();
           char sched[64];
-          std::snprintf (sched, sizeof sched, "%s %dx%d%s", res.tiles ? "tiles" : "rows", res.kx, res.parts,
-                         res.tiles ? (res.ptx ? " vabsdiff4" : " integers") : "");
+          char chunks[32] = "";
+          if (res.chunk)
+            std::snprintf (chunks, sizeof chunks, ", rows of %d", res.chunk);
+          std::snprintf (sched, sizeof sched, "%s %dx%d%s%s", res.tiles ? "tiles" : "rows", res.kx, res.parts,
+                         res.tiles ? (res.ptx ? " vabsdiff4" : " integers") : "", chunks);
           std::printf ("| %dx%d | %d | %dx%d | %dx%d | %s | %s | %.3f ms | %.2f us | %.3f ms | %.1fx | %d of %d |\n", s,
                        s, r, g.search_w, g.search_h, g.positions_w (), g.positions_h (), v.name.c_str (), sched,
                        res.search / 1000, res.search / o.n, cr.cpu_ms,

@@ -11,6 +11,9 @@
 #   CASES=b tools/run-track-benchmarks.sh docs/results h100-nv12 --pinned --format nv12 --variants 4x1,t4x0
 # Template sizes by search radii for 100 templates (the table of docs/tracking.md):
 #   SWEEP=8,16,32,64:8,16,32,64 tools/run-track-benchmarks.sh docs/results h100-sweep --variants default,t4x0
+# Templates of 48 and 64 rows (the tiles take 64 rows in chunks in 48 KB), and small sizes to large in 32 KB:
+#   SWEEP=48,64:1,8,16,32,64 tools/run-track-benchmarks.sh docs/results h100-sweep-64 --cpu-frames 1 --variants default,t8x0,4x1
+#   SWEEP=8,32,64:1,16,64 tools/run-track-benchmarks.sh docs/results h100-sweep-32k --cpu-frames 1 --local-bytes 32768 --variants default
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: $0 OUTDIR TAG [options]}

@@ -26,7 +26,7 @@ cat > "$tmp/shim.h" <<'EOF'
 #define convert_uchar4(v) ((uchar4) ((uchar) (v).x, (uchar) (v).y, (uchar) (v).z, (uchar) (v).w))
 #define asm __asm__
 EOF
-defs=(-D TW=32 -D TH=32 -D SW=96 -D SH=96 -D BAND=54 -D WG=256 -D ALT_D=8)
+defs=(-D TILES -D TW=32 -D TH=32 -D SW=96 -D SH=96 -D BAND=54 -D WG=256 -D ALT_D=8)
 case " $* " in *" KX="*|*" -DKX="*) ;; *) defs+=(-D KX=4) ;; esac
 clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -mcpu=sm_80 -Xclang -finclude-default-header \
   -include "$tmp/shim.h" -O3 -S -o "$tmp/track.ptx" "${defs[@]}" "$@" "$root/kernels/track.cl" 2> "$tmp/clang.log" ||

@@ -150,12 +150,14 @@ void run_case (const Case &c) {
   if (!ts)
     return;
   const bool tiles = ts->schedule () == TemplateSearch::Config::Schedule::Tiles;
-  // (the Default cases here are ones where the tiles do not fit: rows)
-  CHECK (tiles == (c.schedule == TemplateSearch::Config::Schedule::Tiles));
+  // (the default is the tiles on every device)
+  CHECK (tiles == (c.schedule != TemplateSearch::Config::Schedule::Rows));
   std::printf ("  on %s, %s schedule, work-group %d, %d offset rows per band, %d offsets per work-item, %d "
-               "work-groups per template\n", ts->device ().info.name.c_str (), tiles ? "tiles" : "rows",
-               tiles ? ts->tile_work_group (6) : ts->work_group (), ts->band_rows (), ts->offsets_per_item (),
-               ts->parts_for (6));
+               "work-groups per template, template rows %d at a time\n", ts->device ().info.name.c_str (),
+               tiles ? "tiles" : "rows", tiles ? ts->tile_work_group (6) : ts->work_group (), ts->band_rows (),
+               ts->offsets_per_item (), ts->parts_for (6), ts->template_chunk_rows ());
+  if (c.local_bytes == 12288 && tiles)
+    CHECK_MSG (ts->template_chunk_rows () < c.g.template_h, "template rows %d at a time", ts->template_chunk_rows ());
   const std::vector<uint8_t> mask = default_mask (c.g.template_w, c.g.template_h);
   const int W = 237, H = 181;
   const std::vector<uint8_t> a = scene (W, H, 1);
@@ -244,6 +246,95 @@ void run_case (const Case &c) {
   }
 }
 
+
+// Small local memory: Config::local_bytes caps what the planner may use, as
+// on a device of 32 or 48 KB (OpenCL's least for a full-profile device is
+// 32 KB).  Every allowed template size by search radius of gputrack (8..64
+// by 1..64) must be searchable there: templates of 64 rows leave no room for
+// the whole template beside its area rows, so the tiles take its rows in
+// chunks.  Every distance, the best and the alternative as the reference's.
+struct Limited {
+  int size, radius;
+  size_t local_bytes;
+  int offsets_per_item = 0, parts = -1, work_group = 0;
+  TemplateSearch::Config::Schedule schedule = TemplateSearch::Config::Schedule::Default;
+};
+
+void run_limited (const Limited &c) {
+  const Geometry g = Geometry::square (c.size, c.radius, std::max (2, c.size / 4));
+  TemplateSearch::Config cfg;
+  cfg.geometry = g;
+  cfg.local_bytes = c.local_bytes;
+  cfg.offsets_per_item = c.offsets_per_item;
+  cfg.parts = c.parts;
+  cfg.work_group = c.work_group;
+  cfg.schedule = c.schedule;
+  std::string err;
+  std::unique_ptr<TemplateSearch> ts = TemplateSearch::create (cfg, &err);
+  CHECK_MSG (ts != nullptr, "template %d radius %d in %zu bytes: %s", c.size, c.radius, c.local_bytes, err.c_str ());
+  if (!ts)
+    return;
+  const bool tiles = ts->schedule () == TemplateSearch::Config::Schedule::Tiles;
+  const int n = 3;
+  std::printf ("template %dx%d +-%d in %zu bytes of local memory: %s, %d offsets per work-item, %d parts of %d "
+               "work-items, template rows %d at a time\n", c.size, c.size, c.radius, c.local_bytes,
+               tiles ? "tiles" : "rows", ts->offsets_per_item (), ts->parts_for (n), ts->tile_work_group (n),
+               ts->template_chunk_rows ());
+  CHECK_MSG (tiles, "template %d radius %d: the rows schedule", c.size, c.radius);
+  // 64 rows of template do not fit beside their area rows in 48 KB or less
+  if (c.size == 64)
+    CHECK_MSG (ts->template_chunk_rows () < 64, "template rows %d at a time", ts->template_chunk_rows ());
+
+  const int W = 320, H = 240;
+  const std::vector<uint8_t> a = scene (W, H, 4);
+  std::vector<uint8_t> bsc (a.size ()); // moved by (3, -2)
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const int sx = std::clamp (x - 3, 0, W - 1), sy = std::clamp (y + 2, 0, H - 1);
+      std::copy_n (&a[(static_cast<size_t> (sy) * W + sx) * 4], 4, &bsc[(static_cast<size_t> (y) * W + x) * 4]);
+    }
+  std::vector<uint8_t> store_a, store_b;
+  const ColorFrame fa = as_format (a, W, H, ColorFormat::Rgbx, &store_a);
+  const ColorFrame fb = as_format (bsc, W, H, ColorFormat::Rgbx, &store_b);
+  // scales 1, above and below 1, one box partly outside the frame
+  const std::vector<Box> boxes = {{60, 50, double (c.size), double (c.size)}, {150.3, 90.6, 90, 70}, {-8, 180, 40, 48}};
+  const std::vector<int> slots = {0, 1, 2};
+  cl::Error e = ts->upload (fa);
+  if (!e)
+    e = ts->update (slots, boxes);
+  if (!e)
+    e = ts->upload (fb);
+  std::vector<Match> got;
+  if (!e)
+    e = ts->search (slots, boxes, &got);
+  CHECK_MSG (!e, "%s", e.message.c_str ());
+  if (e || got.size () != boxes.size ())
+    return;
+  const std::vector<uint8_t> ref_a = reference::convert (fa), ref_b = reference::convert (fb);
+  const std::vector<uint8_t> mask = default_mask (g.template_w, g.template_h);
+  for (size_t i = 0; i < boxes.size (); i++) {
+    const std::vector<uint8_t> t = reference::extract (ref_a.data (), W, H, grid_for (boxes[i], g), g, mask);
+    std::vector<uint32_t> dref, ddev;
+    Match mref;
+    reference::search (ref_b.data (), W, H, t.data (), area_grid (boxes[i], g), g, &dref, &mref);
+    e = ts->read_distances (static_cast<int> (i), &ddev);
+    size_t differ = 0;
+    for (size_t j = 0; j < std::min (ddev.size (), dref.size ()); j++)
+      differ += ddev[j] != dref[j];
+    CHECK_MSG (!e && ddev.size () == dref.size () && differ == 0, "template %d radius %d request %zu: %zu of %zu "
+               "distances differ", c.size, c.radius, i, differ, dref.size ());
+    CHECK_MSG (got[i].best == mref.best && got[i].best_x == mref.best_x && got[i].best_y == mref.best_y &&
+                   got[i].alt == mref.alt && got[i].alt_x == mref.alt_x && got[i].alt_y == mref.alt_y,
+               "template %d radius %d request %zu: best %u (%d,%d) alt %u (%d,%d), reference %u (%d,%d) %u (%d,%d)",
+               c.size, c.radius, i, got[i].best, got[i].best_x, got[i].best_y, got[i].alt, got[i].alt_x, got[i].alt_y,
+               mref.best, mref.best_x, mref.best_y, mref.alt, mref.alt_x, mref.alt_y);
+  }
+  // the box at scale 1, moved by (3, -2) within the search: found there
+  if (c.radius >= 3)
+    CHECK_MSG (got[0].best == 0 && std::abs (got[0].box.x - (boxes[0].x + 3)) < 1e-9 &&
+                   std::abs (got[0].box.y - (boxes[0].y - 2)) < 1e-9,
+               "moved box at (%.2f, %.2f), D %u", got[0].box.x, got[0].box.y, got[0].best);
+}
 
 // A clip for the tracker: two textured sprites moving over a textured
 // background, detections on every 5th frame (at the sprites' boxes).
@@ -411,12 +502,11 @@ int main (int argc, char **argv) {
       {"8x8, no room for an alternative", {8, 8, 10, 10, 5}, 0, 0},
       // register tiling and split searches: the same distances, bit for bit
       {"32x32 +-16, 4 offsets per work-item", Geometry::square (32, 16, 8), 0, 0, 4, 1},
-      {"32x32 +-16, bands of 2 rows, work-group 64, 3 offsets per work-item, 5 parts", Geometry::square (32, 16, 8), 64,
-       66 * 4 * 33, 3, 5},
-      {"16x16 in 143x143, 8 offsets per work-item, 2 parts", {16, 16, 143, 143, 6}, 0, 0, 8, 2},
-      {"24x16 in 40x61, work-group 32, 2 offsets per work-item, 7 parts", {24, 16, 40, 61, 3}, 32, 0, 2, 7},
-      {"8x8 in 10x10, 5 offsets per work-item, more parts than rows", {8, 8, 10, 10, 5}, 0, 0, 5, 100},
-      {"32x32 +-16, automatic parts", Geometry::square (32, 16, 8), 0, 0, 4, 0},
+      {"32x32 +-16, bands of 2 rows, work-group 64, 3 offsets per work-item", Geometry::square (32, 16, 8), 64,
+       66 * 4 * 33, 3, 1},
+      {"16x16 in 143x143, 8 offsets per work-item", {16, 16, 143, 143, 6}, 0, 0, 8, 1},
+      {"24x16 in 40x61, work-group 32, 2 offsets per work-item", {24, 16, 40, 61, 3}, 32, 0, 2, 1},
+      {"8x8 in 10x10, 5 offsets per work-item", {8, 8, 10, 10, 5}, 0, 0, 5, 1},
   };
   // Tiles: area pixels and template pixels 4 at a time (K 4, 8) or one at a
   // time (odd K, templates of widths not a multiple of 4), one part or
@@ -435,10 +525,26 @@ int main (int argc, char **argv) {
       {"tiles: 13x11 in 40x35, work-group 32, 4 offsets per work-item, 3 parts", {13, 11, 40, 35, 4}, 32, 0, 4, 3,
        S::Tiles},
       {"tiles: 8x8 in 10x10, 1 offset per work-item, more parts than rows", {8, 8, 10, 10, 5}, 0, 0, 1, 100, S::Tiles},
-      // the default schedule where the tiles' area does not fit: the rows schedule on every device
-      {"default: 32x32 +-16 in 12 KB of local memory (rows)", Geometry::square (32, 16, 8), 0, 12288, 0, -1,
-       S::Default},
+      // the default schedule where the whole template and its area rows do not fit: the template's rows in chunks
+      {"default: 32x32 +-16 in 12 KB of local memory (tiles, the template's rows in chunks)",
+       Geometry::square (32, 16, 8), 0, 12288, 0, -1, S::Default},
   };
+  // gputrack's corners (template-size 8 and 64, search-radius 1 and 64) and some between, in 32 KB with the
+  // device's default schedule and in 48 KB with the GPUs' (tiles of 4, automatic parts); work-groups of 32 (a
+  // part's offsets in several passes, a pass's rows partly covered), fixed parts, odd K (one pixel at a time)
+  const int geometries[][2] = {{8, 1}, {8, 64}, {64, 1}, {64, 64}, {64, 16}, {48, 32}, {32, 64}, {20, 40}};
+  std::vector<Limited> limited;
+  for (const auto &sr : geometries)
+    limited.push_back ({sr[0], sr[1], 32768});
+  for (const auto &sr : geometries)
+    limited.push_back ({sr[0], sr[1], 49152, 4, 0, 0, S::Tiles});
+  limited.push_back ({64, 64, 32768, 4, 1, 32, S::Tiles});
+  limited.push_back ({64, 40, 32768, 3, 4, 0, S::Tiles});
+  if (argc > 1 && std::string (argv[1]) == "limited") {
+    for (const Limited &c : limited)
+      run_limited (c);
+    return finish ();
+  }
   const bool only_tiles = argc > 1 && std::string (argv[1]) == "tiles";
   if (only_tiles) {
     for (const Case &c : tile_cases)

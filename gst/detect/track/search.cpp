@@ -109,10 +109,11 @@ struct TemplateSearch::Impl {
   cl::Device dev;
   cl::Queue upload_queue; // uploads and conversions, where they overlap searches
   cl::Program program;
-  cl::Kernel convert, extract, search, search_part, reduce, tiles, reduce_parts;
+  cl::Kernel convert, extract, search, tiles, reduce_parts;
   bool from_cache = false;
   bool gpu = false;
   int wg = 256, band = 0, kx = 1;
+  int tch = 0; // tiles: template rows per chunk (template_h: the whole template)
   Config::Schedule schedule = Config::Schedule::Rows;
   int parts = 1;          // resolved: 0 automatic, else fixed
   bool sad_ptx = false;
@@ -129,6 +130,12 @@ struct TemplateSearch::Impl {
   size_t dmap_size = 0;
   int last_requests = 0;
   uint64_t uploads = 0, attached = 0;
+
+  // Local memory the tiles may use: the device's, or less where the
+  // configuration says so.
+  size_t tiles_local_bytes () const {
+    return cfg.local_bytes > 0 ? std::min<size_t> (cfg.local_bytes, dev.info.local_mem) : dev.info.local_mem;
+  }
 
   size_t template_bytes () const {
     return static_cast<size_t> (cfg.geometry.template_w) * cfg.geometry.template_h * 4;
@@ -155,20 +162,51 @@ struct TemplateSearch::Impl {
     const int pwk = (g.positions_w () + kx - 1) / kx;
     return (pwk * kx + g.template_w + 3) / 4 * 4;
   }
+  // Local memory words of the template's colours and weights (TCH rows).
+  size_t tile_template_words () const {
+    return 2 * static_cast<size_t> ((cfg.geometry.template_w * tch + 3) / 4 * 4);
+  }
+  // The area rows a work-group of `wg` holds at once for parts of `rows`
+  // offset rows: all of them under the whole template, or (template rows in
+  // chunks) those of a pass of one group of offsets per work-item under a
+  // chunk.
+  int tile_area_rows (int rows, int wg) const {
+    const Geometry &g = cfg.geometry;
+    if (tch >= g.template_h)
+      return rows + g.template_h - 1;
+    const int pwk = (g.positions_w () + kx - 1) / kx;
+    return std::min (rows, (wg - 1) / pwk + 2) + tch - 1;
+  }
   bool tile_fits (int rows, int wg, size_t *scratch) const {
     size_t np2 = 1;
     while (np2 < static_cast<size_t> (wg))
       np2 <<= 1;
-    *scratch = std::max (static_cast<size_t> (rows + cfg.geometry.template_h - 1) * tile_row_words (), 2 * np2);
+    *scratch = std::max (static_cast<size_t> (tile_area_rows (rows, wg)) * tile_row_words (), 2 * np2);
     return *scratch <= tiles_local_words;
+  }
+  // The work of a part of `rows` offset rows on `wg` work-items, in a
+  // compute unit's lane-operations: its offsets' multiply-adds and SADs,
+  // the sampling of its area rows (once, or once per pass and chunk), a
+  // barrier's worth per pass and chunk.
+  double tile_work (int rows, int wg) const {
+    const Geometry &g = cfg.geometry;
+    const int pwk = (g.positions_w () + kx - 1) / kx;
+    const double per_offset = 2.0 * g.template_w * g.template_h; // a multiply-add and a SAD per pixel
+    const double iters = std::ceil (static_cast<double> (rows) * pwk / wg);
+    double work = wg * iters * kx * per_offset;
+    if (tch >= g.template_h)
+      return work + static_cast<double> (rows + g.template_h - 1) * tile_row_words () * 16;
+    const double chunks = std::ceil (static_cast<double> (g.template_h) / tch);
+    return work + iters * chunks * (static_cast<double> (tile_area_rows (rows, wg)) * tile_row_words () * 16 + wg * 32);
   }
   // The plan for `templates` templates: parts fixed by the configuration, or
   // the one that gives the busiest compute unit the least work (the
   // templates' work-groups spread evenly over the compute units, each
   // work-group's work-items as many as its groups of offsets, in whole
   // warps, up to the kernel's limit; its area's sampling besides; a second
-  // launch where there are several parts).
-  bool plan_tiles (int templates, TilePlan *out) const {
+  // launch where there are several parts).  templates 0: the plan of the
+  // least work per template for many templates (the chunks' choice).
+  bool plan_tiles (int templates, TilePlan *out, double *cost_out = nullptr) const {
     const Geometry &g = cfg.geometry;
     const int ph = g.positions_h (), pwk = (g.positions_w () + kx - 1) / kx;
     size_t cap = tiles_max_wg;
@@ -182,13 +220,14 @@ struct TemplateSearch::Impl {
       return std::min (max_wg, (want + 31) / 32 * 32);
     };
     const double cus = std::max<cl_uint> (dev.info.compute_units, 1);
-    const double per_offset = 2.0 * g.template_w * g.template_h; // a multiply-add and a SAD per pixel
     if (parts > 0) { // fixed; more parts where the area's rows do not fit
       for (int rows = (ph + std::min (parts, ph) - 1) / std::min (parts, ph); rows >= 1; rows--) {
         const int wg = threads (rows);
         size_t scratch = 0;
         if (tile_fits (rows, wg, &scratch)) {
           *out = {(ph + rows - 1) / rows, rows, wg, scratch};
+          if (cost_out)
+            *cost_out = out->parts * tile_work (rows, wg);
           return true;
         }
       }
@@ -202,19 +241,58 @@ struct TemplateSearch::Impl {
       size_t scratch = 0;
       if (!tile_fits (rows, wg, &scratch))
         continue;
-      const double iters = std::ceil (static_cast<double> (rows) * pwk / wg);
-      const double per_cu = std::ceil (static_cast<double> (templates) * p / cus);
-      const double work =
-          wg * iters * kx * per_offset + static_cast<double> (rows + g.template_h - 1) * tile_row_words () * 16;
+      const double work = tile_work (rows, wg);
       // a second launch: about 2 us of a compute unit's 128 lanes at 1.7 GHz
-      const double cost = per_cu * work + (p > 1 ? 4.4e5 : 0);
+      const double cost = templates > 0 ? std::ceil (static_cast<double> (templates) * p / cus) * work +
+                                              (p > 1 ? 4.4e5 : 0)
+                                        : p * work;
       if (!found || cost < best_cost) {
         found = true;
         best_cost = cost;
         *out = {p, rows, wg, scratch};
       }
     }
+    if (found && cost_out)
+      *cost_out = best_cost;
     return found;
+  }
+
+  // The tiles' template rows per chunk for `local` bytes of local memory of
+  // which `reserved` go to the kernel's other arrays and the driver: the
+  // whole template where it and the area rows of one offset row fit, else
+  // the chunk size of the least work per template (plan_tiles (0)).  Sets
+  // tch and tiles_local_words; false where nothing fits.
+  bool choose_chunks (size_t local, size_t reserved) {
+    const int th = cfg.geometry.template_h;
+    int best_tch = 0, last = 0;
+    double best_cost = 0;
+    for (int c = 1; c <= th; c++) {
+      const int t = (th + c - 1) / c;
+      if (t == last)
+        continue;
+      last = t;
+      tch = t;
+      const size_t words = tile_template_words () + reserved / 4;
+      tiles_local_words = local / 4 > words ? local / 4 - words : 0;
+      TilePlan plan;
+      double cost = 0;
+      if (!plan_tiles (0, &plan, &cost))
+        continue;
+      if (t == th) { // the whole template: as measured (docs/tracking.md)
+        best_tch = t;
+        break;
+      }
+      if (!best_tch || cost < best_cost) {
+        best_tch = t;
+        best_cost = cost;
+      }
+    }
+    if (!best_tch)
+      return false;
+    tch = best_tch;
+    const size_t words = tile_template_words () + reserved / 4;
+    tiles_local_words = local / 4 > words ? local / 4 - words : 0;
+    return true;
   }
 
   cl_event *ev (cl::Event *e) { return cfg.profile ? e->out () : nullptr; }
@@ -292,12 +370,15 @@ struct ScheduleDefault {
 };
 using Schedule = TemplateSearch::Config::Schedule;
 const ScheduleDefault schedule_defaults[] = {
-    // H100: 100 templates 32x32 +-32 px 0.401 ms, 1000 of 16x16 in 143x143 2.221 ms
-    {true, Schedule::Rows, 4, 1},
+    // H100, against rows 4x1: 100 templates 32x32 +-32 px 0.401 -> 0.061 ms, 1000 of 16x16 in 143x143
+    // 2.219 -> 0.442 ms (docs/results/bench-track-h100-tiles.txt)
+    {true, Schedule::Tiles, 4, 0},
     // PoCL, 2 shared cores, against rows 8x1: 100 templates 32x32 +-32 px 668 -> 453 ms (one part of 608
     // work-items), 1000 of 16x16 in 143x143 6.69 -> 4.14 s
     {false, Schedule::Tiles, 8, 0},
-    // where the tiles' area rows do not fit the device's local memory
+    // where the tiles do not fit the device's local memory (less than about 2 KB: the template's rows go in
+    // chunks otherwise)
+    {true, Schedule::Rows, 4, 1},
     {false, Schedule::Rows, 8, 1},
 };
 } // namespace
@@ -370,6 +451,10 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
     m.schedule = choice.schedule;
     m.kx = config.offsets_per_item > 0 ? config.offsets_per_item : choice.offsets_per_item;
     m.parts = config.parts >= 0 ? config.parts : choice.parts;
+    if (m.schedule == Schedule::Rows && config.schedule == Schedule::Rows && config.parts > 1) {
+      *error = "the rows schedule searches each template in one work-group (parts 1); parts are the tiles'";
+      return nullptr;
+    }
     // Rows: offset rows per band, as many search-area rows as the local
     // memory budget holds beside the template and the reduction arrays.
     size_t budget = config.local_bytes > 0 ? config.local_bytes : 32768;
@@ -386,14 +471,13 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
     }
     m.band = static_cast<int> (std::clamp<long> (rows, 1, g.positions_h ()));
     if (m.schedule == Schedule::Tiles) {
-      // the template's colours and weights, the area of one offset row (and
-      // the reductions of 32 work-items) at least
-      const size_t template_words = 2 * static_cast<size_t> ((g.template_w * g.template_h + 3) / 4 * 4);
-      const size_t local = config.local_bytes > 0 ? std::min<size_t> (config.local_bytes, m.dev.info.local_mem)
-                                                  : m.dev.info.local_mem;
-      m.tiles_local_words = local / 4 > template_words + 64 ? local / 4 - template_words - 64 : 0;
-      if (static_cast<size_t> (g.template_h) * m.tile_row_words () > m.tiles_local_words) {
-        why = "the tiles' area rows do not fit in the device's local memory (" + std::to_string (local) + " bytes)";
+      // the template's rows whole or in chunks, the area rows of one offset
+      // row at least beside them (1 KB for the driver's own use and the
+      // kernel's small arrays: the kernel's own count replaces it once built)
+      m.tiles_max_wg = std::min<size_t> (m.dev.info.max_work_group, 1024);
+      if (!m.choose_chunks (m.tiles_local_bytes (), 1024)) {
+        why = "the tiles' area rows do not fit in the device's local memory (" +
+              std::to_string (m.tiles_local_bytes ()) + " bytes)";
         continue;
       }
     }
@@ -407,49 +491,57 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   m.sad_ptx = m.schedule == Schedule::Tiles && config.sad_ptx != 0 &&
               m.dev.info.platform_name.find ("NVIDIA") != std::string::npos;
 
-  std::string opts = "-cl-std=CL1.2 -D TW=" + std::to_string (g.template_w) + " -D TH=" +
-                     std::to_string (g.template_h) + " -D SW=" + std::to_string (g.search_w) + " -D SH=" +
-                     std::to_string (g.search_h) + " -D BAND=" + std::to_string (m.band) + " -D WG=" +
-                     std::to_string (wg) + " -D ALT_D=" + std::to_string (g.alt_distance) + " -D KX=" +
-                     std::to_string (m.kx);
-  cl::Error built = cl::build_program (m.dev, kernels::track_source, kernels::track_hash,
-                                       opts + (m.sad_ptx ? " -D SAD_PTX" : ""), &m.program, &m.from_cache);
-  if (built && m.sad_ptx) { // a driver that refuses the inline PTX: the integer SAD
-    m.sad_ptx = false;
-    built = cl::build_program (m.dev, kernels::track_source, kernels::track_hash, opts, &m.program, &m.from_cache);
-  }
-  if (built) {
-    *error = built.message;
-    return nullptr;
-  }
-  for (auto [name, k] : {std::pair<const char *, cl::Kernel *>{"track_convert", &m.convert},
-                         {"track_extract", &m.extract},
-                         {"track_search", &m.search},
-                         {"track_search_part", &m.search_part},
-                         {"track_reduce", &m.reduce},
-                         {"track_search_tiles", &m.tiles},
-                         {"track_reduce_parts", &m.reduce_parts}})
-    if (cl::Error e = cl::create_kernel (m.program, name, k)) {
-      *error = e.message;
+  const std::string opts = "-cl-std=CL1.2 -D TW=" + std::to_string (g.template_w) + " -D TH=" +
+                           std::to_string (g.template_h) + " -D SW=" + std::to_string (g.search_w) + " -D SH=" +
+                           std::to_string (g.search_h) + " -D BAND=" + std::to_string (m.band) + " -D WG=" +
+                           std::to_string (wg) + " -D ALT_D=" + std::to_string (g.alt_distance) + " -D KX=" +
+                           std::to_string (m.kx);
+  // Tiles: a second build where the kernel's own local memory, as the
+  // driver counts it, leaves the chunks chosen no room.
+  for (int attempt = 0;; attempt++) {
+    const std::string all =
+        opts + (m.schedule == Schedule::Tiles ? " -D TILES -D TCH=" + std::to_string (m.tch) : std::string ());
+    cl::Error built = cl::build_program (m.dev, kernels::track_source, kernels::track_hash,
+                                         all + (m.sad_ptx ? " -D SAD_PTX" : ""), &m.program, &m.from_cache);
+    if (built && m.sad_ptx) { // a driver that refuses the inline PTX: the integer SAD
+      m.sad_ptx = false;
+      built = cl::build_program (m.dev, kernels::track_source, kernels::track_hash, all, &m.program, &m.from_cache);
+    }
+    if (built) {
+      *error = built.message;
       return nullptr;
     }
-  if (m.schedule == Schedule::Tiles) {
+    const bool tiles = m.schedule == Schedule::Tiles;
+    for (auto [name, k] : {std::pair<const char *, cl::Kernel *>{"track_convert", &m.convert},
+                           {"track_extract", &m.extract},
+                           {tiles ? "track_search_tiles" : "track_search", tiles ? &m.tiles : &m.search},
+                           {tiles ? "track_reduce_parts" : nullptr, &m.reduce_parts}})
+      if (name)
+        if (cl::Error e = cl::create_kernel (m.program, name, k)) {
+          *error = e.message;
+          return nullptr;
+        }
+    if (m.schedule != Schedule::Tiles)
+      break;
     size_t kwg = 0;
     cl_ulong klocal = 0;
     if (clGetKernelWorkGroupInfo (m.tiles.get (), m.dev.info.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
                                   nullptr) != CL_SUCCESS)
       kwg = m.dev.info.max_work_group;
     if (clGetKernelWorkGroupInfo (m.tiles.get (), m.dev.info.id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klocal, &klocal,
-                                  nullptr) == CL_SUCCESS &&
-        klocal > 0) { // the kernel's own local arrays, as the driver counts them
-      const size_t local = config.local_bytes > 0 ? std::min<size_t> (config.local_bytes, m.dev.info.local_mem)
-                                                  : m.dev.info.local_mem;
+                                  nullptr) != CL_SUCCESS)
+      klocal = 0;
+    const size_t local = m.tiles_local_bytes ();
+    if (klocal > 0) // the kernel's own local arrays, as the driver counts them
       m.tiles_local_words = local > klocal + 1024 ? (local - klocal - 1024) / 4 : 0;
-    }
     m.tiles_max_wg = std::min<size_t> ({kwg, m.dev.info.max_work_group, 1024});
     Impl::TilePlan plan;
-    if (!m.plan_tiles (1, &plan)) {
-      *error = "the tiles' area rows do not fit in the device's local memory";
+    if (m.plan_tiles (1, &plan))
+      break;
+    const size_t counted = m.tile_template_words () * 4;
+    const int tch = m.tch;
+    if (attempt > 0 || klocal <= counted || !m.choose_chunks (local, 1024 + (klocal - counted)) || m.tch == tch) {
+      *error = "the tiles' area rows do not fit in the device's local memory (" + std::to_string (local) + " bytes)";
       return nullptr;
     }
   }
@@ -472,6 +564,9 @@ const cl::Device &TemplateSearch::device () const { return impl_->dev; }
 int TemplateSearch::work_group () const { return impl_->wg; }
 int TemplateSearch::band_rows () const { return impl_->band; }
 int TemplateSearch::offsets_per_item () const { return impl_->kx; }
+int TemplateSearch::template_chunk_rows () const {
+  return impl_->schedule == Schedule::Tiles ? impl_->tch : impl_->cfg.geometry.template_h;
+}
 
 TemplateSearch::Config::Schedule TemplateSearch::schedule () const { return impl_->schedule; }
 bool TemplateSearch::sad_ptx () const { return impl_->sad_ptx; }
@@ -483,17 +578,10 @@ int TemplateSearch::tile_work_group (int templates) const {
 
 int TemplateSearch::parts_for (int templates) const {
   const Impl &m = *impl_;
-  const int rows = m.cfg.geometry.positions_h ();
-  if (m.schedule == Schedule::Tiles) {
-    Impl::TilePlan plan;
-    return m.plan_tiles (std::max (templates, 1), &plan) ? plan.parts : 1;
-  }
-  if (m.parts > 0)
-    return std::min (m.parts, rows);
-  if (!m.gpu || templates <= 0)
+  if (m.schedule != Schedule::Tiles) // rows: a work-group per template
     return 1;
-  const int want = 2 * static_cast<int> (std::max<cl_uint> (m.dev.info.compute_units, 1));
-  return std::clamp ((want + templates - 1) / templates, 1, rows);
+  Impl::TilePlan plan;
+  return m.plan_tiles (std::max (templates, 1), &plan) ? plan.parts : 1;
 }
 int TemplateSearch::capacity () const { return impl_->slots; }
 bool TemplateSearch::built_from_cache () const { return impl_->from_cache; }
@@ -707,7 +795,6 @@ cl::Error TemplateSearch::search_async (int frame, const std::vector<int> &slots
   const size_t lws = m.wg, gws = n * m.wg;
   cl_event wait[1];
   const cl_uint nwait = m.wait_converted (*fs, wait);
-  const cl_int parts = parts_for (static_cast<int> (n));
   fs->reduce_event.reset ();
   if (m.schedule == Schedule::Tiles) {
     Impl::TilePlan plan;
@@ -727,19 +814,10 @@ cl::Error TemplateSearch::search_async (int frame, const std::vector<int> &slots
       GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.reduce_parts.get (), 1, nullptr, &gws, &lws, 0,
                                                 nullptr, m.ev (&fs->reduce_event)));
     }
-  } else if (parts == 1) {
+  } else {
     GPUDETECT_CL_TRY (cl::set_args (m.search.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, results));
     GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search.get (), 1, nullptr, &gws, &lws, nwait,
                                               nwait ? wait : nullptr, m.ev (&fs->search_event)));
-  } else {
-    // the offset rows of each template shared by `parts` work-groups, then the reduction
-    const size_t pgws = gws * parts;
-    GPUDETECT_CL_TRY (cl::set_args (m.search_part.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, parts));
-    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search_part.get (), 1, nullptr, &pgws, &lws,
-                                              nwait, nwait ? wait : nullptr, m.ev (&fs->search_event)));
-    GPUDETECT_CL_TRY (cl::set_args (m.reduce.get (), m.dmap, results));
-    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.reduce.get (), 1, nullptr, &gws, &lws, 0, nullptr,
-                                              m.ev (&fs->reduce_event)));
   }
   GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), results.get (), CL_FALSE, 0,
                                          fs->res.size () * sizeof (cl_uint), fs->res.data (), 0, nullptr,

@@ -96,7 +96,7 @@ public:
     const cl::Device *share = nullptr;     // a device (context) to share: its context, a queue of our own
     bool profile = false;
     int work_group = 0;                    // 0: 256 or the device's limit (a power of two)
-    size_t local_bytes = 0;                // local memory for the search area; 0: 32 KB or the device's
+    size_t local_bytes = 0;                // local memory the search may use; 0: the device's (rows: 32 KB at most)
     std::vector<uint8_t> mask;             // membership weights; empty: default_mask
     int frames = 1;                        // frame slots (frames in flight), 1..64
     // Uploads and conversions on a second queue, overlapping the search of
@@ -106,20 +106,22 @@ public:
     // The search's schedule (kernels/track.cl; gpudetect-bench-track
     // --variants compares them on a device; docs/tracking.md has the
     // figures).  Default: the device kind's measured winner (search.cpp,
-    // schedule_defaults).  Rows: a work-group per template (or per part of
-    // its offset rows, `parts`), the area through local memory in bands.
-    // Tiles: each template's offset rows in parts whose area rows are held
-    // whole in local memory, a work-item per group of offsets, the
-    // work-group's size and the parts chosen per search (parts 0) by the
-    // device's compute units, or `parts` fixed.
+    // schedule_defaults): tiles on every device.  Tiles: each template's
+    // offset rows in parts whose area rows are held whole in local memory
+    // (the template's rows in chunks where they and their area rows do not
+    // fit), a work-item per group of offsets, the work-group's size and the
+    // parts chosen per search (parts 0) by the device's compute units, or
+    // `parts` fixed.  Rows: a work-group per template, the template and the
+    // area through local memory in bands (templates whose rows do not fit
+    // local memory beside one offset row's area rows: not available).
     enum class Schedule { Default, Rows, Tiles };
     Schedule schedule = Schedule::Default;
     // offsets_per_item: neighbouring offsets of a row each work-item computes
     // at once, reusing template and area pixels from registers (1..8; 0: the
-    // default).  parts: work-groups sharing each template's offset rows,
-    // their bests (tiles) or distances (rows) reduced by a second launch
-    // (1: one work-group per template searches and reduces; 0: automatic;
-    // at most one per offset row; -1: the default).
+    // default).  parts (tiles): work-groups sharing each template's offset
+    // rows, their bests reduced by a second launch (1: one work-group per
+    // template searches and reduces; 0: automatic; at most one per offset
+    // row; -1: the default).  The rows schedule takes 1 (or -1, 0).
     int offsets_per_item = 0;
     int parts = -1;
     // Tiles on NVIDIA's platform: a pixel's |dR| + |dG| + |dB| by one
@@ -169,6 +171,10 @@ public:
   int offsets_per_item () const;
   Config::Schedule schedule () const;
   bool sad_ptx () const; // the tiles' SAD through vabsdiff4
+  // Tiles: the template rows searched at once (the template's height, or
+  // fewer where the template and its area rows do not fit local memory:
+  // its rows in chunks).  Rows: the template's height.
+  int template_chunk_rows () const;
   // Work-groups per template a search of `templates` templates uses.
   int parts_for (int templates) const;
   // Tiles: the work-group size a search of `templates` templates uses.

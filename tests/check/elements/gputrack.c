@@ -396,6 +396,26 @@ GST_START_TEST (test_synthetic_occlusion)
 GST_END_TEST;
 
 
+/* The corners of template-size x search-radius: 64 x 64 (a 192-pixel search
+ * area of 129 x 129 offsets per track; on devices of 32 to 48 KB of local
+ * memory the template's rows go in chunks) tracks as the default does; 8 x 1
+ * runs.  The first 30 frames of the crossing clip. */
+GST_START_TEST (test_template_size_radius_corners)
+{
+  Clip c = crossing;
+  c.frames = 30;
+  Score big = run_clip (&c, "template-size=64 search-radius=64");
+  printf ("crossing, 30 frames, template-size=64 search-radius=64: %d ground-truth boxes, %d missed, %d false, "
+      "%d id switches: MOTA %.3f\n", big.gt, big.fn, big.fp, big.idsw, big.mota);
+  fail_unless (big.gt > 0);
+  fail_unless (big.idsw == 0, "%d id switches", big.idsw);
+  fail_unless (big.mota >= 0.9, "MOTA %.3f", big.mota);
+  Score small = run_clip (&c, "template-size=8 search-radius=1");
+  printf ("crossing, 30 frames, template-size=8 search-radius=1: MOTA %.3f\n", small.mota);
+  fail_unless (small.gt == big.gt);
+}
+GST_END_TEST;
+
 /* max-in-flight 1, 2 and 8: every frame out once, in order (run_clip
  * checks), with the same objects (ids, boxes) on every frame; frames held
  * back while in flight (with 8, none comes out before the 8th is in). */
@@ -966,6 +986,7 @@ static Suite *gputrack_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_synthetic_crossing);
   tcase_add_test (tc, test_synthetic_occlusion);
+  tcase_add_test (tc, test_template_size_radius_corners);
   tcase_add_test (tc, test_in_flight_same_results);
   tcase_add_test (tc, test_eos_drain);
   tcase_add_test (tc, test_flush_in_flight);
