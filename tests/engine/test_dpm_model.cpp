@@ -1,12 +1,13 @@
 // cv::dpm's model files: inriaperson.xml (Debian's opencv-doc) and the made
 // test model load with the values the files hold, as cv::dpm reads them (bias
 // and threshold as floats, anchors truncated); malformed files are refused
-// with a message naming the element and its line.
+// with a message naming the element and its line; the plan has cv::dpm's
+// levels.
 //
 //   test-dpm-model dpm-test.xml inriaperson.xml
 #include "check.h"
 
-#include "families/dpm/model.h"
+#include "families/dpm/dpm.h"
 
 #include <cmath>
 #include <fstream>
@@ -82,6 +83,22 @@ int main (int argc, char **argv) {
     CHECK (p.anchor_x == 2 && p.anchor_y == 0 && p.def[0] == 0.024528 && p.def[1] == -0.003497 &&
            p.def[2] == 0.041338 && p.def[3] == -0.008311);
     CHECK (m.components[1].parts[0].anchor_x == 2 && m.components[1].parts[1].anchor_y == 24);
+  }
+  // cv::dpm's pyramid for 640 x 480: 1 + floor (log (480 / 40) / log (2^(1/5))) = 18 images, 23 levels
+  {
+    const DpmPlan p = plan_dpm (640, 480, m);
+    CHECK (p.max_scale == 18 && p.images.size () == 18 && p.levels.size () == 23 && p.generations == 4);
+    if (p.levels.size () == 23) {
+      CHECK (p.levels[0].cell == 4 && p.levels[5].cell == 8 && p.levels[0].image == 0 && p.levels[5].image == 0);
+      CHECK (p.levels[0].feat_w == 160 - 2 + 12 && p.levels[0].feat_h == 120 - 2 + 32);
+      CHECK (p.images[5].width == 320 && p.images[5].height == 240 && p.images[5].area);
+      CHECK (p.images[1].width == 557 && p.images[1].height == 418); // cvRound (640 / 2^0.2), cvRound (480 / 2^0.2)
+      CHECK (std::fabs (p.levels[22].scale - std::pow (2.0, -17 / 5.0)) < 1e-12);
+    }
+    CHECK (plan_dpm (39, 1000, m).levels.empty ()); // cv::dpm: too small to make a pyramid
+    const DpmRange r = dpm_root_range (m, p, 5, 0);
+    CHECK (r.x0 == 3 && r.y0 == 8 && r.x1 == (80 - 2 + 12) - 5 + 1 - 3 && r.y1 == (60 - 2 + 32) - 15 + 1 - 8);
+    CHECK (dpm_root_range (m, p, 4, 0).x1 == 0); // part levels hold no roots
   }
   // the made test model
   {

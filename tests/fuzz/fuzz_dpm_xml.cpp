@@ -4,10 +4,11 @@
 // rely on (an even cell size, interval and padding within their caps, 1 to 64
 // components of at most 64 parts, filters of 1 to 64 cells a side with rows x
 // cols x 32 finite coefficients, at most kDpmMaxCoefficients together, finite
-// biases, weights and deformations, anchors within 1024 cells).
+// biases, weights and deformations, anchors within 1024 cells), and its plan
+// for a few frame sizes has levels only where cv::dpm has them.
 #include "fuzz.h"
 
-#include "families/dpm/model.h"
+#include "families/dpm/dpm.h"
 
 #include <cmath>
 
@@ -57,5 +58,13 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
     }
   }
   FUZZ_CHECK (coefficients <= kDpmMaxCoefficients, "%zu coefficients", coefficients);
+  for (const auto &[w, h] : {std::pair<int, int> {64, 48}, {640, 480}, {1, 1}}) {
+    const DpmPlan p = plan_dpm (w, h, m);
+    FUZZ_CHECK (p.levels.empty () || (p.max_scale >= m.interval &&
+                                      p.levels.size () == static_cast<size_t> (p.max_scale + m.interval)),
+                "%zu levels, max_scale %d", p.levels.size (), p.max_scale);
+    for (const DpmLevel &l : p.levels)
+      FUZZ_CHECK (!l.computed || (l.feat_w >= 2 * p.pad_x && l.feat_h >= 2 * p.pad_y && l.cells_x >= 0), "a level");
+  }
   return 0;
 }
