@@ -1,15 +1,19 @@
 // cv::dpm's model files: inriaperson.xml (Debian's opencv-doc) and the made
 // test model load with the values the files hold, as cv::dpm reads them (bias
-// and threshold as floats, anchors truncated); malformed files are refused
-// with a message naming the element and its line; the plan has cv::dpm's
-// levels.
+// and threshold as floats, anchors truncated); the registry makes the family
+// from them and the short name dpm-inriaperson finds the file; malformed
+// files are refused with a message naming the element and its line; the
+// plan has cv::dpm's levels.
 //
 //   test-dpm-model dpm-test.xml inriaperson.xml
 #include "check.h"
 
+#include "core/models.h"
 #include "families/dpm/dpm.h"
+#include "families/registry.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -99,6 +103,25 @@ int main (int argc, char **argv) {
     const DpmRange r = dpm_root_range (m, p, 5, 0);
     CHECK (r.x0 == 3 && r.y0 == 8 && r.x1 == (80 - 2 + 12) - 5 + 1 - 3 && r.y1 == (60 - 2 + 32) - 15 + 1 - 8);
     CHECK (dpm_root_range (m, p, 4, 0).x1 == 0); // part levels hold no roots
+  }
+  // the registry
+  {
+    std::unique_ptr<Family> f;
+    const std::string le = load_family (argv[2], &f);
+    CHECK_MSG (le.empty () && f && f->info ().family == "dpm", "%s", le.c_str ());
+    if (f) {
+      CHECK (f->info ().label == "person");
+      CHECK (f->info ().window.width == 40 && f->info ().window.height == 120);
+    }
+    // the build tree's copy (models/meson.build) on the tests' search path, else opencv-doc's
+    const std::string found = resolve_model ("dpm-inriaperson");
+    CHECK_MSG (found.size () > 16 && found.compare (found.size () - 16, 16, "/inriaperson.xml") == 0 &&
+                   read (found) == read (argv[2]),
+               "dpm-inriaperson -> '%s'", found.c_str ());
+    setenv ("GPUDETECT_MODEL_PATH", "", 1);
+    const std::string debian = resolve_model ("dpm-inriaperson");
+    CHECK_MSG (debian == "/usr/share/doc/opencv-doc/examples/dpm/data/inriaperson.xml", "dpm-inriaperson -> '%s'",
+               debian.c_str ());
   }
   // the made test model
   {
