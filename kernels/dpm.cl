@@ -15,6 +15,7 @@
  *     halving (1) or bilinear (0), first column entry, first row entry
  * Build options: -D DPM_D=<features a cell> -D DPM_FMAX=<filters of the
  *   largest bank> -D DPM_NCOMP=<components> -D DPM_HW=<half window>
+ *   -D DPM_CMAX=<the largest cell size>
  *   [-D DPM_COMPACT] (candidates through compact.cl's wg_rank) [-D DPM_FP64]
  *   (the pyramid and the features in double where the device has it)
  */
@@ -111,15 +112,25 @@ dpm_images (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, in
 
 /* --- the features --- */
 
-/* The gradient at (x, y) of an image of w x h pixels (its neighbours read
- * clamped as cv::dpm reads them), snapped to one of 18 orientations, and its
- * length. */
-inline int dpm_orientation (__global const real *p, int w, int h, int x, int y, real *len)
+/* One work-item per pixel of every image: the gradient at (x, y) (central
+ * differences), snapped to one of 18 orientations, and its length, where
+ * cv::dpm computes one (1 <= x <= w - 2, 1 <= y <= h - 2; pixels past them
+ * take the gradient of the last of them, as cv::dpm reads its neighbours
+ * clamped).  Every level of the image reads it: the part level's cells and
+ * the root level's. */
+__kernel void
+dpm_gradients (__global const real *pix, __global const int *images, int nimages, int npixels,
+               __global uchar *grad_o, __global real *grad_v)
 {
-  const int cx = min (x, w - 2), cy = min (y, h - 2);
-  __global const real *s = p + (size_t) cy * w + cx;
+  const int gid = get_global_id (0);
+  if (gid >= npixels)
+    return;
+  __global const int *im = images + dpm_find (images, nimages, DPM_IM, 2, gid) * DPM_IM;
+  const int w = im[0], h = im[1], i = gid - im[2], y = i / w, x = i - y * w;
+  if (x < 1 || y < 1 || x > w - 2 || y > h - 2)
+    return;
+  __global const real *s = pix + gid;
   const real dy = s[w] - s[-w], dx = s[1] - s[-1];
-  *len = sqrt (dx * dx + dy * dy);
   const real uu[9] = {R (1.000), R (0.9397), R (0.7660), R (0.5000), R (0.1736), R (-0.1736), R (-0.5000), R (-0.7660),
                       R (-0.9397)};
   const real vv[9] = {R (0.000), R (0.3420), R (0.6428), R (0.8660), R (0.9848), R (0.9848), R (0.8660), R (0.6428),
@@ -136,15 +147,16 @@ inline int dpm_orientation (__global const real *p, int w, int h, int x, int y, 
       o = k + 9;
     }
   }
-  return o;
+  grad_o[gid] = (uchar) o;
+  grad_v[gid] = sqrt (dx * dx + dy * dy);
 }
 
 /* One work-item per cell of every level: the votes of the pixels around it
  * (those whose 4 nearest cells include it), in raster order as cv::dpm adds
  * them, then its energy. */
 __kernel void
-dpm_cells (__global const real *pix, __global const int *images, __global const int *levels, int nlevels,
-           int ncells, __global real *cells)
+dpm_cells (__global const uchar *grad_o, __global const real *grad_v, __global const int *images,
+           __global const int *levels, int nlevels, int ncells, __global real *cells)
 {
   const int gid = get_global_id (0);
   if (gid >= ncells)
@@ -153,25 +165,31 @@ dpm_cells (__global const real *pix, __global const int *images, __global const 
   __global const int *im = images + lv[0] * DPM_IM;
   const int w = im[0], h = im[1], c = lv[1], bw = lv[2], bh = lv[3];
   const int i = gid - lv[6], by = i / bw, bx = i - by * bw;
-  __global const real *p = pix + im[2];
+  __global const uchar *go = grad_o + im[2];
+  __global const real *gv = grad_v + im[2];
   real hist[18];
   for (int o = 0; o < 18; o++)
     hist[o] = 0;
   /* pixels whose floor ((x + 0.5) / c - 0.5) is bx - 1 or bx */
   const int xa = max ((bx - 1) * c + c / 2, 1), xb = min ((bx + 1) * c + c / 2 - 1, bw * c - 2);
   const int ya = max ((by - 1) * c + c / 2, 1), yb = min ((by + 1) * c + c / 2 - 1, bh * c - 2);
+  /* the columns' weights (this cell's share of a pixel's vote), once */
+  real wxs[2 * DPM_CMAX];
+  for (int x = xa; x <= xb; x++) {
+    const real xp = ((real) x + R (0.5)) / (real) c - R (0.5);
+    const int ixp = (int) floor (xp);
+    const real vx0 = xp - (real) ixp, vx1 = R (1.0) - vx0;
+    wxs[x - xa] = ixp == bx ? vx1 : vx0;
+  }
   for (int y = ya; y <= yb; y++) {
     const real yp = ((real) y + R (0.5)) / (real) c - R (0.5);
     const int iyp = (int) floor (yp);
     const real vy0 = yp - (real) iyp, vy1 = R (1.0) - vy0;
     const real wy = iyp == by ? vy1 : vy0;
+    const size_t row = (size_t) min (y, h - 2) * w;
     for (int x = xa; x <= xb; x++) {
-      const real xp = ((real) x + R (0.5)) / (real) c - R (0.5);
-      const int ixp = (int) floor (xp);
-      const real vx0 = xp - (real) ixp, vx1 = R (1.0) - vx0;
-      real len;
-      const int o = dpm_orientation (p, w, h, x, y, &len);
-      hist[o] += (wy * (ixp == bx ? vx1 : vx0)) * len;
+      const size_t at = row + min (x, w - 2);
+      hist[go[at]] += (wy * wxs[x - xa]) * gv[at];
     }
   }
   __global real *out = cells + (size_t) gid * DPM_CELL_FLOATS;
@@ -276,8 +294,8 @@ dpm_correlate (__global const float *feats, int plane, __global const int *level
 }
 
 /* CPU schedule: a work-item per tile of up to DPM_TILE positions of a row of
- * a job (items: rows x tiles a row), one filter at a time, the positions in
- * the innermost loop. */
+ * a job (items: rows x tiles a row), four filters at a time (each feature
+ * read once for the four), the positions in the innermost loop. */
 __kernel void
 dpm_correlate_rows (__global const float *feats, int plane, __global const int *levels, __global const int *jobs,
                     int njobs, int nitems, __global const float *coef, __global float *resp)
@@ -291,25 +309,38 @@ dpm_correlate_rows (__global const float *feats, int plane, __global const int *
   const int tiles = (vw + DPM_TILE - 1) / DPM_TILE;
   const int i = gid - j[6], y = i / tiles, x0 = (i - y * tiles) * DPM_TILE, n = min (DPM_TILE, vw - x0);
   const size_t at = (size_t) lv[7] + (size_t) y * fw + x0;
-  for (int f = 0; f < nf; f++) {
-    float acc[DPM_TILE];
+  for (int f = 0; f < nf; f += 4) {
+    float a0[DPM_TILE], a1[DPM_TILE], a2[DPM_TILE], a3[DPM_TILE];
     for (int t = 0; t < DPM_TILE; t++)
-      acc[t] = 0.0f;
+      a0[t] = a1[t] = a2[t] = a3[t] = 0.0f;
     __global const float *k = coef + j[5] + f;
     for (int d = 0; d < DPM_D; d++) {
       __global const float *q = feats + (size_t) d * plane + at;
       for (int m = 0; m < rows; m++)
         for (int c = 0; c < cols; c++) {
-          const float w = *k;
+          const float w0 = k[0], w1 = f + 1 < nf ? k[1] : 0.0f, w2 = f + 2 < nf ? k[2] : 0.0f,
+                      w3 = f + 3 < nf ? k[3] : 0.0f;
           k += nf;
           __global const float *r = q + m * fw + c;
-          for (int t = 0; t < DPM_TILE; t++)
-            acc[t] += w * r[t];
+          for (int t = 0; t < DPM_TILE; t++) {
+            const float v = r[t];
+            a0[t] += w0 * v;
+            a1[t] += w1 * v;
+            a2[t] += w2 * v;
+            a3[t] += w3 * v;
+          }
         }
     }
     __global float *out = resp + (size_t) (j[4] + f) * plane + at;
-    for (int t = 0; t < n; t++)
-      out[t] = acc[t];
+    for (int t = 0; t < n; t++) {
+      out[t] = a0[t];
+      if (f + 1 < nf)
+        out[plane + t] = a1[t];
+      if (f + 2 < nf)
+        out[2 * (size_t) plane + t] = a2[t];
+      if (f + 3 < nf)
+        out[3 * (size_t) plane + t] = a3[t];
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 //                   octave from the frame, each further one halving the octave
 //                   before: a generation cannot start before the one it
 //                   halves is done; 5 at 1080p with interval 5)
+//   dpm_gradients   a work-item per pixel of every image: orientation, length
 //   dpm_cells       a work-item per cell of every level: votes and energy
 //   dpm_features    a work-item per padded feature position: 32 planes
 //   dpm_correlate   every filter at every position of the levels it applies to
@@ -129,7 +130,7 @@ public:
     out->hash = hash;
     out->options = " -D DPM_D=" + std::to_string (kDpmDims) + " -D DPM_FMAX=" + std::to_string (std::max (fmax_, 1)) +
                    " -D DPM_NCOMP=" + std::to_string (model_.components.size ()) +
-                   " -D DPM_HW=" + std::to_string (kDpmHalfWindow);
+                   " -D DPM_HW=" + std::to_string (kDpmHalfWindow) + " -D DPM_CMAX=" + std::to_string (model_.sbin);
     // the pyramid and the features in double where the device has it (cv::dpm's
     // own operations: every feature is cv::dpm's, rounded to float)
     fp64_ = env.dev.info.fp64 && allow_fp64_;
@@ -148,7 +149,8 @@ public:
 
   cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
     program_ = &program;
-    for (auto [k, name] : {std::pair<cl::Kernel *, const char *> {&cells_, "dpm_cells"},
+    for (auto [k, name] : {std::pair<cl::Kernel *, const char *> {&gradients_, "dpm_gradients"},
+                           {&cells_, "dpm_cells"},
                            {&features_, "dpm_features"},
                            {&correlate_, gpu_schedule_ ? "dpm_correlate" : "dpm_correlate_rows"},
                            {&dt_rows_, "dpm_dt_rows"},
@@ -223,13 +225,13 @@ private:
   const cl::Program *program_ = nullptr;
   const cl::Device *dev_ = nullptr;
   DpmPlan plan_;
-  cl::Kernel cells_, features_, correlate_, dt_rows_, dt_cols_, scores_;
+  cl::Kernel gradients_, cells_, features_, correlate_, dt_rows_, dt_cols_, scores_;
   std::vector<cl::Kernel> images_; // one per generation
   std::vector<size_t> image_items_;
   cl::Mem coef_, costs_, comps_, parts_;
-  cl::Mem levels_, image_tab_, cols_, rows_, pix_, cells_buf_, feats_, resp_, dt_rows_buf_, dt_, corr_jobs_,
+  cl::Mem levels_, image_tab_, cols_, rows_, pix_, grad_o_, grad_v_, cells_buf_, feats_, resp_, dt_rows_buf_, dt_, corr_jobs_,
       dt_jobs_, score_jobs_;
-  size_t ncells_ = 0, nfeat_ = 0, corr_items_ = 0, dt_row_items_ = 0, dt_col_items_ = 0, score_items_ = 0;
+  size_t npixels_ = 0, ncells_ = 0, nfeat_ = 0, corr_items_ = 0, dt_row_items_ = 0, dt_col_items_ = 0, score_items_ = 0;
   cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
 };
 
@@ -364,6 +366,7 @@ cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
     }
   }
   score_items_ = items;
+  npixels_ = dp.pixels;
   ncells_ = dp.cells;
   nfeat_ = dp.feat_plane;
   for (auto [m, v] : {std::pair<cl::Mem *, const std::vector<cl_int> *> {&levels_, &lv},
@@ -380,6 +383,8 @@ cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
   const size_t plane = std::max<size_t> (dp.feat_plane, 1), dtp = std::max<size_t> (dp.dt_plane, 1);
   const size_t real = fp64_ ? sizeof (double) : sizeof (float);
   for (auto [m, n] : {std::pair<cl::Mem *, size_t> {&pix_, std::max<size_t> (dp.pixels, 1) * real},
+                      {&grad_o_, std::max<size_t> (dp.pixels, 1)},
+                      {&grad_v_, std::max<size_t> (dp.pixels, 1) * real},
                       {&cells_buf_, std::max<size_t> (dp.cells, 1) * 20 * real},
                       {&feats_, (plane * kDpmDims + 2 * kTile) * sizeof (float)},
                       {&resp_, plane * std::max (nplanes_, 1) * sizeof (float)},
@@ -410,7 +415,10 @@ cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
     image_items_.push_back (npix);
   }
   const cl_int nlv = std::max (nl, 1);
-  GPUDETECT_CL_TRY (cl::set_args (cells_.get (), pix_, image_tab_, levels_, nlv, cl_int (ncells_), cells_buf_));
+  GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, image_tab_, cl_int (std::max<size_t> (dp.images.size (), 1)),
+                                  cl_int (npixels_), grad_o_, grad_v_));
+  GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_o_, grad_v_, image_tab_, levels_, nlv, cl_int (ncells_),
+                                  cells_buf_));
   GPUDETECT_CL_TRY (cl::set_args (features_.get (), cells_buf_, levels_, nlv, cl_int (nfeat_), cl_int (dp.pad_x),
                                   cl_int (dp.pad_y), feats_, cl_int (plane)));
   GPUDETECT_CL_TRY (cl::set_args (correlate_.get (), feats_, cl_int (plane), levels_, corr_jobs_,
@@ -454,7 +462,8 @@ cl::Error DpmFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
         return e;
   if (score_items_ == 0)
     return {};
-  for (auto [k, n, phase] : {std::tuple<cl_kernel, size_t, Phase> {cells_.get (), ncells_, Phase::Integral},
+  for (auto [k, n, phase] : {std::tuple<cl_kernel, size_t, Phase> {gradients_.get (), npixels_, Phase::Integral},
+                             {cells_.get (), ncells_, Phase::Integral},
                              {features_.get (), nfeat_, Phase::Integral},
                              {correlate_.get (), corr_items_, Phase::First},
                              {dt_rows_.get (), dt_row_items_, Phase::Rest},
