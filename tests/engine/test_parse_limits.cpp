@@ -7,6 +7,7 @@
 #include "core/tuning.h"
 #include "core/xml.h"
 #include "families/cascade/model.h"
+#include "families/dpm/model.h"
 #include "families/forest/model.h"
 #include "families/registry.h"
 #include "families/waldboost/model.h"
@@ -124,6 +125,23 @@ static std::string forest (const std::string &t) {
   ForestModel m;
   return parse_forest (t, &m);
 }
+static std::string dpm (const std::string &t) {
+  DpmModel m;
+  return parse_dpm_xml (t, &m);
+}
+// A cv::dpm model of `n` root-only components, each root `rows` x `cols`
+// cells holding `data`.
+static std::string dpm_model (int n, int rows, int cols, const std::string &data) {
+  std::string s = "<opencv_storage><SBin>8</SBin><Interval>5</Interval><MaxSizeX>2</MaxSizeX><MaxSizeY>2</MaxSizeY>"
+                  "<NumComponents>" + std::to_string (n) + "</NumComponents><NumFeatures>32</NumFeatures>"
+                  "<ScoreThreshold>0</ScoreThreshold><Bias>" + repeat ("0 ", 2 * n) + "</Bias><NumParts>" +
+                  repeat ("0 ", 2 * n) + "</NumParts><RootFilters>";
+  for (int c = 0; c < n; c++)
+    s += "<_ type_id=\"opencv-matrix\"><rows>" + std::to_string (rows) + "</rows><cols>" + std::to_string (cols * 32) +
+         "</cols><dt>d</dt><data>" + data + "</data></_>";
+  return s + "</RootFilters><PartFilters/><Anchor/><Deformation/><LocationWeight>" + repeat ("<_>0 0 0</_>", 12 * n) +
+         "</LocationWeight></opencv_storage>";
+}
 static std::string registry (const std::string &t) {
   std::unique_ptr<Family> f;
   return load_family_text ("hostile.xml", t, &f);
@@ -240,6 +258,18 @@ int main () {
   laughs += "]><opencv_storage a=\"&l9;\">&l9;</opencv_storage>\n";
   run_case ("registry: billion laughs", laughs, registry,
             "document type declarations are not allowed|entity reference loop");
+
+  // cv::dpm models: every filter's coefficients together at their cap and one
+  // filter past it, 10 MiB of values in a 1 x 1 filter, one 10 MiB value.
+  {
+    const std::string full = repeat ("0 ", 2 * 64 * 64 * 32);
+    run_case ("dpm: 2^22 coefficients", dpm_model (32, 64, 64, full), dpm, "");
+    run_case ("dpm: 2^22 + 131072 coefficients", dpm_model (33, 64, 64, full), dpm,
+              "more than 4194304 coefficients together");
+    run_case ("dpm: 10 MiB of values in a 1x1 filter", dpm_model (1, 1, 1, repeat ("0.5 ", 10 * MiB)), dpm,
+              "holds more than 32 values");
+    run_case ("dpm: a 10 MiB value", dpm_model (1, 1, 1, repeat ("1", 10 * MiB)), dpm, "is not a finite number");
+  }
 
   // Tuning strings.
   run_case ("tuning: 10 MiB of entries", repeat ("read-prefix=7;", 10 * MiB), tuning, "");

@@ -15,6 +15,9 @@
 
 namespace gpudetect {
 
+// cv::dpm's models of Debian's opencv-doc (inriaperson.xml: "dpm-inriaperson").
+static const char *const kDpmModelsDir = "/usr/share/doc/opencv-doc/examples/dpm/data";
+
 // Extensions of model files found by their stem.
 static const char *const kModelExtensions[] = {".xml", ".forest", ".hogfilter"};
 
@@ -51,13 +54,16 @@ std::vector<std::string> model_search_path () {
     }
   }
   for (const char *d : {GPUDETECT_MODELS_DIR, "/usr/share/opencv4/haarcascades", "/usr/share/opencv4/lbpcascades",
-                        "/usr/share/opencv/haarcascades", "/usr/share/opencv/lbpcascades"})
+                        "/usr/share/opencv/haarcascades", "/usr/share/opencv/lbpcascades", kDpmModelsDir})
     dirs.push_back (d);
   return dirs;
 }
 
-// "lbp-frontalface-improved" -> "lbpcascade_frontalface_improved.xml"
+// "lbp-frontalface-improved" -> "lbpcascade_frontalface_improved.xml",
+// "dpm-inriaperson" -> "inriaperson.xml"
 static std::string file_for_short_name (const std::string &name) {
+  if (name.compare (0, 4, "dpm-") == 0 && name.size () > 4)
+    return name.substr (4) + ".xml";
   for (const char *family : {"haar", "lbp"}) {
     std::string prefix = std::string (family) + "-";
     if (name.compare (0, prefix.size (), prefix) == 0 && name.size () > prefix.size ()) {
@@ -115,6 +121,8 @@ std::vector<std::string> list_models () {
           name = std::string (family) + "-" + rest;
         }
       }
+      if (dir == kDpmModelsDir)
+        name = "dpm-" + stem;
       names.push_back (name);
     }
     closedir (d);
@@ -131,7 +139,7 @@ std::string label_for_model (const std::string &path) {
   static const std::pair<const char *, const char *> table[] = {
       {"catface", "cat-face"}, {"face", "face"},       {"eye", "eye"},
       {"smile", "smile"},      {"fullbody", "person"}, {"upperbody", "upper-body"},
-      {"lowerbody", "lower-body"}, {"plate", "license-plate"}, {"silverware", "silverware"},
+      {"lowerbody", "lower-body"}, {"inriaperson", "person"}, {"plate", "license-plate"}, {"silverware", "silverware"},
       {"people", "person"},
   };
   for (const auto &[key, label] : table)

@@ -14,12 +14,14 @@ constexpr size_t kMaxModelFileBytes = 64u << 20;
 
 // Directories searched for models named without a path, in order:
 // $GPUDETECT_MODEL_PATH (colon separated), the project's installed models
-// directory, /usr/share/opencv4/{haar,lbp}cascades, /usr/share/opencv/...
+// directory, /usr/share/opencv4/{haar,lbp}cascades, /usr/share/opencv/...,
+// /usr/share/doc/opencv-doc/examples/dpm/data (cv::dpm's models)
 std::vector<std::string> model_search_path ();
 
 // Resolves a model name to a file: an existing path is taken as is; a short
 // name such as "lbp-frontalface-improved" or "haar-frontalface-default" maps
 // to lbpcascade_frontalface_improved.xml / haarcascade_frontalface_default.xml,
+// "dpm-inriaperson" to inriaperson.xml,
 // and a bare name (with or without ".xml" or ".forest") is looked up in
 // model_search_path().  Returns an empty string when nothing matches; `tried`
 // lists the candidates.

@@ -1,6 +1,7 @@
 #include "registry.h"
 
 #include "cascade/family.h"
+#include "dpm/family.h"
 #include "forest/family.h"
 #include "hogfilter/family.h"
 #include "waldboost/family.h"
@@ -72,6 +73,9 @@ const Entry kFamilies[] = {
     {"an OpenCV xobjdetect WBDetector (<opencv_storage><waldboost><waldboost_params>)",
      [] (const ModelText &m) { return is_waldboost_xobjdetect (m.root); },
      from_xml<WaldBoostModel, read_waldboost_xobjdetect, make_waldboost_family>},
+    {"a cv::dpm model (<RootFilters>)",
+     [] (const ModelText &m) { return is_dpm_storage (m.root); },
+     from_xml<DpmModel, read_dpm_storage, make_dpm_family>},
     {"a random-forest cascade (first line 'gpudetect-forest 1')",
      [] (const ModelText &m) { return is_forest_text (m.text); }, from_forest},
     {"linear HOG filters (first line 'gpudetect-hogfilter 1')",

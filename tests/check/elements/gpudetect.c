@@ -824,6 +824,70 @@ GST_START_TEST (test_hog_people)
 }
 GST_END_TEST;
 
+/* cv::dpm's deformable part models.  The made test model (tests/data/dpm-test.xml), whose cascade prunes
+ * nothing, on the test image in GRAY8 and BGRx: the 12 objects of cv::dpm::DPMDetector::detect, its best first
+ * (113, 181) 113 x 113, score 0.628; a threshold over every score: nothing.  inriaperson.xml by its short name on
+ * basketball1.png (a parity image, made as PGM where OpenCV is found): cv::dpm's one person, (24, 97) 121 x 363,
+ * score 0.470, labelled "person".  A cv::dpm file the loader refuses: a read error. */
+GST_START_TEST (test_dpm_model)
+{
+  const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_BGRx};
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstHarness *h = new_harness ("model=" GPUDETECT_TEST_DATA "/dpm-test.xml", formats[f], face_image.width,
+        face_image.height);
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, formats[f], 0)), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless_equals_int (count_rois (b), 12);
+    GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (b, 0);
+    fail_unless (roi != NULL && roi->x == 113 && roi->y == 181 && roi->w == 113 && roi->h == 113);
+    GstStructure *st = gst_video_region_of_interest_meta_get_param (roi, "detection");
+    gdouble conf = 0;
+    fail_unless (st != NULL && gst_structure_get_double (st, "confidence", &conf));
+    fail_unless (fabs (conf - 1.0 / (1.0 + exp (-0.628038))) < 1e-5, "confidence %f", conf);
+    gst_buffer_unref (b);
+    gst_harness_teardown (h);
+  }
+  {
+    GstHarness *h = new_harness ("model=" GPUDETECT_TEST_DATA "/dpm-test.xml threshold=0.7", GST_VIDEO_FORMAT_GRAY8,
+        face_image.width, face_image.height);
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless_equals_int (count_rois (b), 0);
+    gst_buffer_unref (b);
+    gst_harness_teardown (h);
+  }
+  gchar *people = g_build_filename (GPUDETECT_BUILD_TESTS, "basketball1.pgm", NULL);
+  if (g_file_test (people, G_FILE_TEST_EXISTS)) {
+    Gray g;
+    load_pgm (people, &g);
+    GstHarness *h = new_harness ("model=dpm-inriaperson", GST_VIDEO_FORMAT_GRAY8, g.width, g.height);
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&g, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless_equals_int (count_rois (b), 1);
+    GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (b, 0);
+    fail_unless (roi != NULL && roi->x == 24 && roi->y == 97 && roi->w == 121 && roi->h == 363);
+    fail_unless_equals_string (g_quark_to_string (roi->roi_type), "person");
+    gst_buffer_unref (b);
+    gst_harness_teardown (h);
+    g_free (g.pixels);
+  } else {
+    g_print ("no %s (made where OpenCV is found): inriaperson skipped\n", people);
+  }
+  g_free (people);
+  gchar *bad = g_build_filename (g_get_tmp_dir (), "gpudetect-bad-model-dpm.xml", NULL);
+  g_file_set_contents (bad, "<opencv_storage><SBin>7</SBin><RootFilters/></opencv_storage>", -1, NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=%s ! "
+      "fakesink", bad);
+  expect_error (desc, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ);
+  g_free (desc);
+  g_unlink (bad);
+  g_free (bad);
+}
+GST_END_TEST;
+
 static Suite *gpudetect_suite (void)
 {
   Suite *s = suite_create ("gpudetect");
@@ -845,6 +909,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_hogfilter_model);
   tcase_add_test (tc, test_program_builds);
   tcase_add_test (tc, test_hog_people);
+  tcase_add_test (tc, test_dpm_model);
   return s;
 }
 

@@ -1,0 +1,575 @@
+// The deformable part model family on the device (kernels/dpm.cl), a frame:
+//   dpm_images      one launch per generation of cv::dpm's images (the first
+//                   octave from the frame, each further one halving the octave
+//                   before: a generation cannot start before the one it
+//                   halves is done; 5 at 1080p with interval 5)
+//   dpm_gradients   a work-item per pixel of every image: orientation, length
+//   dpm_cells       a work-item per cell of every level: votes and energy
+//   dpm_features    a work-item per padded feature position: 32 planes
+//   dpm_correlate   every filter at every position of the levels it applies to
+//                   (roots on levels >= interval, parts on the twice-resolution
+//                   levels), a work-item per position computing a bank of
+//                   filters of one size (CPU schedule: dpm_correlate_rows)
+//   dpm_dt_rows     the parts' distance transform over cv::dpm's window, rows
+//   dpm_dt_cols     then columns
+//   dpm_scores      a work-item per root position of every component: root +
+//                   bias + parts, appended to the candidates where it reaches
+//                   the threshold (compacted a work-group at a time on GPUs)
+// finish(): boxes from the root, cv::dpm's non-maximum suppression.
+//
+// Window indices: the core's grid of a root level is (feature columns x
+// components) x feature rows, so that a candidate names the level, the root
+// position and the component at once.
+#include "family.h"
+
+#include "kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+namespace gpudetect {
+
+namespace {
+
+constexpr int kWg = 256;      // WGF (kernels/compact.cl)
+constexpr int kTile = 64;     // DPM_TILE (kernels/dpm.cl)
+constexpr int kLevelInts = 12; // DPM_LV
+constexpr int kImageInts = 8;  // DPM_IM
+
+size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+cl_int float_bits (float f) {
+  cl_int i;
+  std::memcpy (&i, &f, sizeof i);
+  return i;
+}
+
+// The least float s with (double) s >= t: cv::dpm compares its double score
+// with the threshold.
+float float_at_least (double t) {
+  float f = static_cast<float> (t);
+  if (static_cast<double> (f) < t)
+    f = std::nextafter (f, std::numeric_limits<float>::infinity ());
+  return f;
+}
+
+// Filters of one size applied to the same levels, their output planes
+// consecutive.
+struct Bank {
+  int rows = 0, cols = 0;
+  bool root = false;
+  std::vector<const DpmFilter *> filters;
+  int first_plane = 0, coef_offset = 0;
+};
+
+class DpmFamily final : public Family {
+public:
+  explicit DpmFamily (DpmModel m) : model_ (std::move (m)) {
+    info_.path = model_.path;
+    info_.family = "dpm";
+    info_.label = model_.default_label;
+    int w = 0, h = 0;
+    size_t parts = 0;
+    for (const DpmComponent &c : model_.components) {
+      w = std::max (w, c.root.cols * model_.sbin);
+      h = std::max (h, c.root.rows * model_.sbin);
+      parts += c.parts.size ();
+    }
+    info_.window = {w, h};
+    info_.description = "deformable part model, " + std::to_string (model_.components.size ()) + " components, " +
+                        std::to_string (parts) + " parts, " + std::to_string (kDpmDims) + " features of " +
+                        std::to_string (model_.sbin) + " px cells, direct correlation";
+    // banks: roots, then parts, grouped by size in order of appearance
+    int plane = 0;
+    auto add = [&] (const DpmFilter &f, bool root) {
+      for (Bank &b : banks_)
+        if (b.root == root && b.rows == f.rows && b.cols == f.cols) {
+          b.filters.push_back (&f);
+          return;
+        }
+      Bank b;
+      b.rows = f.rows;
+      b.cols = f.cols;
+      b.root = root;
+      b.filters.push_back (&f);
+      banks_.push_back (b);
+    };
+    for (const DpmComponent &c : model_.components)
+      add (c.root, true);
+    for (const DpmComponent &c : model_.components)
+      for (const DpmPart &p : c.parts)
+        add (p.filter, false);
+    int coef = 0;
+    for (Bank &b : banks_) {
+      b.first_plane = plane;
+      b.coef_offset = coef;
+      for (size_t f = 0; f < b.filters.size (); f++)
+        plane_of_[b.filters[f]] = plane++;
+      coef += static_cast<int> (b.filters.size ()) * b.rows * b.cols * kDpmDims;
+      fmax_ = std::max (fmax_, static_cast<int> (b.filters.size ()));
+    }
+    nplanes_ = plane;
+  }
+
+  const ModelInfo &info () const override { return info_; }
+  const char *threshold_meaning () const override {
+    return "the least score (root + parts - deformation + bias, as cv::dpm reports it) of an object";
+  }
+  bool gpu_schedule () const override { return gpu_schedule_; }
+
+  cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
+    gpu_schedule_ = env.gpu_schedule;
+    out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
+                  kernels::candidates_source + "\n" + kernels::pyramid_source + "\n" + kernels::dpm_source;
+    uint64_t hash = kernels::warp_hash;
+    for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::dpm_hash})
+      hash = hash * 1099511628211ull ^ h;
+    out->hash = hash;
+    out->options = " -D DPM_D=" + std::to_string (kDpmDims) + " -D DPM_FMAX=" + std::to_string (std::max (fmax_, 1)) +
+                   " -D DPM_NCOMP=" + std::to_string (model_.components.size ()) +
+                   " -D DPM_HW=" + std::to_string (kDpmHalfWindow) + " -D DPM_CMAX=" + std::to_string (model_.sbin);
+    // the pyramid and the features in double where the device has it (cv::dpm's
+    // own operations: every feature is cv::dpm's, rounded to float)
+    fp64_ = env.dev.info.fp64 && allow_fp64_;
+    if (fp64_)
+      out->options += " -D DPM_FP64";
+    compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
+    if (compact_) {
+      out->options += " -D DPM_COMPACT";
+      if (env.dev.info.platform_name.find ("NVIDIA") != std::string::npos) {
+        out->optional_option = "-D WARP_PTX";
+        out->options += " " + out->optional_option;
+      }
+    }
+    return {};
+  }
+
+  cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
+    program_ = &program;
+    for (auto [k, name] : {std::pair<cl::Kernel *, const char *> {&gradients_, "dpm_gradients"},
+                           {&cells_, "dpm_cells"},
+                           {&features_, "dpm_features"},
+                           {&correlate_, gpu_schedule_ ? "dpm_correlate" : "dpm_correlate_rows"},
+                           {&dt_rows_, "dpm_dt_rows"},
+                           {&dt_cols_, "dpm_dt_cols"},
+                           {&scores_, "dpm_scores"}})
+      if (cl::Error e = cl::create_kernel (program, name, k))
+        return e;
+    // the banks' coefficients, interleaved: ((d * rows + y) * cols + x) * filters + f
+    std::vector<float> coef;
+    for (const Bank &b : banks_) {
+      const size_t nf = b.filters.size ();
+      const size_t base = coef.size ();
+      coef.resize (base + nf * b.rows * b.cols * kDpmDims);
+      for (size_t f = 0; f < nf; f++)
+        for (int d = 0; d < kDpmDims; d++)
+          for (int y = 0; y < b.rows; y++)
+            for (int x = 0; x < b.cols; x++)
+              coef[base + ((static_cast<size_t> (d) * b.rows + y) * b.cols + x) * nf + f] =
+                  static_cast<float> (b.filters[f]->at (y, x, d));
+    }
+    if (cl::Error e = cl::upload_vector (env.dev, &coef_, coef))
+      return e;
+    // deformation costs: per part, 2 DPM_HW + 1 for x, then for y
+    std::vector<float> costs;
+    std::vector<cl_int4> comps, parts;
+    int k = 0;
+    for (const DpmComponent &c : model_.components) {
+      comps.push_back ({{k, static_cast<cl_int> (c.parts.size ()), plane_of_.at (&c.root), 0}});
+      for (const DpmPart &p : c.parts) {
+        parts.push_back ({{k, p.anchor_x - model_.pad_x, p.anchor_y - model_.pad_y, 0}});
+        for (int axis = 0; axis < 2; axis++)
+          for (int d = -kDpmHalfWindow; d <= kDpmHalfWindow; d++)
+            costs.push_back (static_cast<float> (-p.def[2 * axis] * (d * d) - p.def[2 * axis + 1] * d));
+        k++;
+      }
+    }
+    nparts_ = k;
+    if (cl::Error e = cl::upload_vector (env.dev, &costs_, costs))
+      return e;
+    if (cl::Error e = cl::upload_vector (env.dev, &comps_, comps))
+      return e;
+    return cl::upload_vector (env.dev, &parts_, parts);
+  }
+
+  PyramidGeometry plan (int width, int height, const SearchParams &p) const override;
+  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+                      const SearchParams &p) override;
+  cl::Error parameters (const SearchParams &p) override;
+  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override;
+  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
+                                 const SearchParams &p) const override;
+
+  // the feature planes of the last frame enqueued (tests)
+  cl::Error read_features (std::vector<float> *out) const {
+    out->resize (plan_.feat_plane * kDpmDims);
+    if (out->empty ())
+      return {};
+    GPUDETECT_CL_TRY (clEnqueueReadBuffer (dev_->queue.get (), feats_.get (), CL_TRUE, 0, out->size () * sizeof (float),
+                                           out->data (), 0, nullptr, nullptr));
+    return {};
+  }
+  const DpmPlan &dpm_plan () const { return plan_; }
+  void allow_fp64 (bool a) { allow_fp64_ = a; }
+
+private:
+  DpmModel model_;
+  ModelInfo info_;
+  std::vector<Bank> banks_;
+  std::map<const DpmFilter *, int> plane_of_;
+  int nplanes_ = 0, fmax_ = 0, nparts_ = 0;
+  bool gpu_schedule_ = true, compact_ = false, fp64_ = false, allow_fp64_ = true;
+  const cl::Program *program_ = nullptr;
+  const cl::Device *dev_ = nullptr;
+  DpmPlan plan_;
+  cl::Kernel gradients_, cells_, features_, correlate_, dt_rows_, dt_cols_, scores_;
+  std::vector<cl::Kernel> images_; // one per generation
+  std::vector<size_t> image_items_;
+  cl::Mem coef_, costs_, comps_, parts_;
+  cl::Mem levels_, image_tab_, cols_, rows_, pix_, grad_o_, grad_v_, cells_buf_, feats_, resp_, dt_rows_buf_, dt_, corr_jobs_,
+      dt_jobs_, score_jobs_;
+  size_t npixels_ = 0, ncells_ = 0, nfeat_ = 0, corr_items_ = 0, dt_row_items_ = 0, dt_col_items_ = 0, score_items_ = 0;
+  cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
+};
+
+PyramidGeometry DpmFamily::plan (int width, int height, const SearchParams &) const {
+  const DpmPlan dp = plan_dpm (width, height, model_);
+  PyramidGeometry g;
+  g.image_width = width;
+  g.image_height = height;
+  g.window_width = info_.window.width;
+  g.window_height = info_.window.height;
+  const int nc = static_cast<int> (model_.components.size ());
+  int first = 0;
+  for (size_t li = 0; li < dp.levels.size (); li++) {
+    const DpmLevel &dl = dp.levels[li];
+    PyramidLevel l;
+    l.width = dp.images[dl.image].width;
+    l.height = dp.images[dl.image].height;
+    l.step = 1;
+    l.scale = static_cast<float> (1.0 / dl.scale);
+    bool roots = false;
+    for (int c = 0; c < nc; c++)
+      roots = roots || dpm_root_range (model_, dp, static_cast<int> (li), c).x1 > 0;
+    l.nx = roots ? dl.feat_w * nc : 0;
+    l.ny = roots ? dl.feat_h : 0;
+    l.first_window = first;
+    first += l.nx * l.ny;
+    l.win_width = info_.window.width;
+    l.win_height = info_.window.height;
+    g.levels.push_back (l);
+  }
+  g.total_windows = first;
+  return g;
+}
+
+cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+                               const SearchParams &p) {
+  plan_ = plan_dpm (g.image_width, g.image_height, model_);
+  const DpmPlan &dp = plan_;
+  const int nl = static_cast<int> (dp.levels.size ());
+  if (dp.feat_plane * static_cast<size_t> (std::max (nplanes_, kDpmDims)) >= (size_t (1) << 31) ||
+      dp.dt_plane * static_cast<size_t> (std::max (nparts_, 1)) >= (size_t (1) << 31))
+    return {"frame too large for the deformable part model's planes"};
+  // tables
+  std::vector<cl_int> lv (std::max (nl, 1) * kLevelInts, 0);
+  for (int li = 0; li < nl; li++) {
+    const DpmLevel &l = dp.levels[li];
+    cl_int *t = &lv[li * kLevelInts];
+    t[0] = l.image;
+    t[1] = l.cell;
+    t[2] = l.cells_x;
+    t[3] = l.cells_y;
+    t[4] = l.feat_w;
+    t[5] = l.feat_h;
+    t[6] = static_cast<cl_int> (l.cell_offset);
+    t[7] = static_cast<cl_int> (l.feat_offset);
+    t[8] = static_cast<cl_int> (l.dt_offset);
+    t[9] = g.levels[li].first_window;
+    t[10] = g.levels[li].nx;
+  }
+  std::vector<cl_int> im (std::max<size_t> (dp.images.size (), 1) * kImageInts, 0);
+  std::vector<cl_int4> cols, rows;
+  for (size_t i = 0; i < dp.images.size (); i++) {
+    const DpmImage &m = dp.images[i];
+    cl_int *t = &im[i * kImageInts];
+    t[0] = m.width;
+    t[1] = m.height;
+    t[2] = static_cast<cl_int> (m.offset);
+    t[3] = m.source;
+    t[4] = m.area ? 1 : 0;
+    t[5] = static_cast<cl_int> (cols.size ());
+    t[6] = static_cast<cl_int> (rows.size ());
+    if (m.area)
+      continue;
+    const int sw = m.source < 0 ? g.image_width : dp.images[m.source].width;
+    const int sh = m.source < 0 ? g.image_height : dp.images[m.source].height;
+    for (const DpmTap &tp : dpm_linear_taps (sw, m.width, true))
+      cols.push_back ({{tp.index, float_bits (tp.w0), float_bits (tp.w1), tp.two ? 1 : 0}});
+    for (const DpmTap &tp : dpm_linear_taps (sh, m.height, false))
+      rows.push_back ({{tp.index, float_bits (tp.w0), float_bits (tp.w1), 0}});
+  }
+  // correlation jobs: every bank on every level it applies to
+  std::vector<cl_int> cj;
+  int items = 0;
+  auto part_level = [&] (int li) { return li + dp.interval < nl && g.levels[li + dp.interval].nx > 0; };
+  for (const Bank &b : banks_)
+    for (int li = 0; li < nl; li++) {
+      const DpmLevel &l = dp.levels[li];
+      if (!(b.root ? g.levels[li].nx > 0 : part_level (li)))
+        continue;
+      const int vw = l.feat_w - b.cols + 1, vh = l.feat_h - b.rows + 1;
+      if (vw <= 0 || vh <= 0)
+        continue;
+      cj.insert (cj.end (), {li, b.rows, b.cols, static_cast<cl_int> (b.filters.size ()), b.first_plane,
+                             b.coef_offset, items, vw});
+      items += gpu_schedule_ ? vw * vh : vh * ((vw + kTile - 1) / kTile);
+    }
+  corr_items_ = items;
+  // distance transform jobs: every part on every part level
+  std::vector<cl_int> dj;
+  int row_items = 0, col_items = 0, k = 0;
+  for (const DpmComponent &c : model_.components)
+    for (const DpmPart &part : c.parts) {
+      for (int li = 0; li < nl; li++) {
+        const DpmLevel &l = dp.levels[li];
+        const int vw = l.feat_w - part.filter.cols + 1, vh = l.feat_h - part.filter.rows + 1;
+        if (!part_level (li) || vw <= 0 || vh <= 0)
+          continue;
+        const int W = l.feat_w + 2 * kDpmHalfWindow, H = l.feat_h + 2 * kDpmHalfWindow;
+        dj.insert (dj.end (), {li, plane_of_.at (&part.filter), vw, vh, row_items, col_items,
+                               k * 2 * (2 * kDpmHalfWindow + 1), k});
+        row_items += gpu_schedule_ ? W * vh : vh;
+        col_items += gpu_schedule_ ? W * H : H;
+      }
+      k++;
+    }
+  dt_row_items_ = row_items;
+  dt_col_items_ = col_items;
+  // score jobs: every component on every root level with positions
+  std::vector<cl_int> sj;
+  items = 0;
+  for (int c = 0; c < static_cast<int> (model_.components.size ()); c++) {
+    const DpmComponent &comp = model_.components[c];
+    for (int li = dp.interval; li < nl; li++) {
+      const DpmRange r = dpm_root_range (model_, dp, li, c);
+      if (r.x1 <= r.x0)
+        continue;
+      const double loc = (li < 2 * dp.interval ? comp.location[1] : 0.0) +
+                         (li >= 2 * dp.interval && li < 6 * dp.interval ? comp.location[2] : 0.0);
+      sj.insert (sj.end (), {c, li, r.x0, r.x1, r.y0, r.y1, items,
+                             float_bits (static_cast<float> (comp.bias + loc))});
+      items += (r.x1 - r.x0) * (r.y1 - r.y0);
+    }
+  }
+  score_items_ = items;
+  npixels_ = dp.pixels;
+  ncells_ = dp.cells;
+  nfeat_ = dp.feat_plane;
+  for (auto [m, v] : {std::pair<cl::Mem *, const std::vector<cl_int> *> {&levels_, &lv},
+                      {&image_tab_, &im},
+                      {&corr_jobs_, &cj},
+                      {&dt_jobs_, &dj},
+                      {&score_jobs_, &sj}})
+    if (cl::Error e = cl::upload_vector (dev, m, *v))
+      return e;
+  if (cl::Error e = cl::upload_vector (dev, &cols_, cols))
+    return e;
+  if (cl::Error e = cl::upload_vector (dev, &rows_, rows))
+    return e;
+  const size_t plane = std::max<size_t> (dp.feat_plane, 1), dtp = std::max<size_t> (dp.dt_plane, 1);
+  const size_t real = fp64_ ? sizeof (double) : sizeof (float);
+  for (auto [m, n] : {std::pair<cl::Mem *, size_t> {&pix_, std::max<size_t> (dp.pixels, 1) * real},
+                      {&grad_o_, std::max<size_t> (dp.pixels, 1)},
+                      {&grad_v_, std::max<size_t> (dp.pixels, 1) * real},
+                      {&cells_buf_, std::max<size_t> (dp.cells, 1) * 20 * real},
+                      {&feats_, (plane * kDpmDims + 2 * kTile) * sizeof (float)},
+                      {&resp_, plane * std::max (nplanes_, 1) * sizeof (float)},
+                      {&dt_rows_buf_, dtp * std::max (nparts_, 1) * sizeof (float)},
+                      {&dt_, dtp * std::max (nparts_, 1) * sizeof (float)}})
+    if (cl::Error e = cl::make_buffer (dev, m, n))
+      return e;
+  // one images kernel per generation
+  images_.clear ();
+  image_items_.clear ();
+  const cl_int4 rgb = rgb_offsets (layout.format);
+  for (int gen = 0; gen < std::max (dp.generations, 1); gen++) {
+    int first = 0, count = 0;
+    size_t npix = 0;
+    for (size_t i = 0; i < dp.images.size (); i++)
+      if (dp.images[i].generation == gen) {
+        if (count++ == 0)
+          first = static_cast<int> (i);
+        npix += static_cast<size_t> (dp.images[i].width) * dp.images[i].height;
+      }
+    cl::Kernel kern;
+    if (cl::Error e = cl::create_kernel (*program_, "dpm_images", &kern))
+      return e;
+    GPUDETECT_CL_TRY (cl::set_args_from (kern.get (), 1, cl_int (layout.stride ()), cl_int (layout.bpp ()), rgb,
+                                         cl_int (layout.width), cl_int (layout.height), image_tab_, cl_int (first),
+                                         cl_int (count), cl_int (npix), cols_, rows_, pix_));
+    images_.push_back (std::move (kern));
+    image_items_.push_back (npix);
+  }
+  const cl_int nlv = std::max (nl, 1);
+  GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, image_tab_, cl_int (std::max<size_t> (dp.images.size (), 1)),
+                                  cl_int (npixels_), grad_o_, grad_v_));
+  GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_o_, grad_v_, image_tab_, levels_, nlv, cl_int (ncells_),
+                                  cells_buf_));
+  GPUDETECT_CL_TRY (cl::set_args (features_.get (), cells_buf_, levels_, nlv, cl_int (nfeat_), cl_int (dp.pad_x),
+                                  cl_int (dp.pad_y), feats_, cl_int (plane)));
+  GPUDETECT_CL_TRY (cl::set_args (correlate_.get (), feats_, cl_int (plane), levels_, corr_jobs_,
+                                  cl_int (cj.size () / 8), cl_int (corr_items_), coef_, resp_));
+  GPUDETECT_CL_TRY (cl::set_args (dt_rows_.get (), resp_, cl_int (plane), levels_, dt_jobs_, cl_int (dj.size () / 8),
+                                  cl_int (dt_row_items_), costs_, dt_rows_buf_, cl_int (dtp),
+                                  cl_int (gpu_schedule_ ? 0 : 1)));
+  GPUDETECT_CL_TRY (cl::set_args (dt_cols_.get (), levels_, dt_jobs_, cl_int (dj.size () / 8), cl_int (dt_col_items_),
+                                  costs_, dt_rows_buf_, dt_, cl_int (dtp), cl_int (gpu_schedule_ ? 0 : 1)));
+  GPUDETECT_CL_TRY (cl::set_args (scores_.get (), resp_, cl_int (plane), dt_, cl_int (dtp), levels_,
+                                  cl_int (dp.interval), score_jobs_, cl_int (sj.size () / 8), cl_int (score_items_),
+                                  comps_, parts_));
+  bound_src_ = bound_cand_ = nullptr;
+  dev_ = &dev;
+  return parameters (p);
+}
+
+cl::Error DpmFamily::parameters (const SearchParams &p) {
+  if (!dev_)
+    return {};
+  const float t = float_at_least (p.threshold ? *p.threshold : model_.threshold);
+  GPUDETECT_CL_TRY (cl::set_args_from (scores_.get (), 11, t));
+  return {};
+}
+
+cl::Error DpmFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
+  if (bound_src_ != frame.src.get () || bound_cand_ != frame.candidates.get ()) {
+    for (cl::Kernel &k : images_) {
+      GPUDETECT_CL_TRY (cl::set_args_from (k.get (), 0, frame.src));
+      GPUDETECT_CL_TRY (cl::set_args_from (k.get (), 13, frame.candidates));
+    }
+    GPUDETECT_CL_TRY (cl::set_args_from (scores_.get (), 12, frame.candidates, frame.capacity));
+    bound_src_ = frame.src.get ();
+    bound_cand_ = frame.candidates.get ();
+  }
+  const size_t local = gpu_schedule_ ? 64 : 8;
+  for (size_t gen = 0; gen < images_.size (); gen++)
+    if (gen == 0 || image_items_[gen] > 0)
+      if (cl::Error e = l.launch (images_[gen].get (), round_up (std::max<size_t> (image_items_[gen], 1), local),
+                                  local, Phase::Pyramid))
+        return e;
+  if (score_items_ == 0)
+    return {};
+  for (auto [k, n, phase] : {std::tuple<cl_kernel, size_t, Phase> {gradients_.get (), npixels_, Phase::Integral},
+                             {cells_.get (), ncells_, Phase::Integral},
+                             {features_.get (), nfeat_, Phase::Integral},
+                             {correlate_.get (), corr_items_, Phase::First},
+                             {dt_rows_.get (), dt_row_items_, Phase::Rest},
+                             {dt_cols_.get (), dt_col_items_, Phase::Rest}})
+    if (n > 0)
+      if (cl::Error e = l.launch (k, round_up (n, local), local, phase))
+        return e;
+  const size_t sl = compact_ ? kWg : local;
+  return l.launch (scores_.get (), round_up (score_items_, sl), sl, Phase::Rest);
+}
+
+std::vector<Detection> DpmFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
+                                          const SearchParams &p) const {
+  std::vector<DpmBox> boxes;
+  boxes.reserve (hits.size ());
+  for (const RawHit &h : hits) {
+    const DpmHit d = dpm_hit (model_, h);
+    if (d.level >= static_cast<int> (plan_.levels.size ()))
+      continue;
+    DpmBox b = dpm_window_box (model_, plan_, d.level, d.comp, d.rx, d.ry);
+    b.score = h.score;
+    // objects out of the size range asked for are left out before the
+    // suppression (0: unbounded; cv::dpm has no such bounds)
+    const double w = static_cast<int> (b.x2) - static_cast<int> (b.x1) + 1,
+                 hh = static_cast<int> (b.y2) - static_cast<int> (b.y1) + 1;
+    if (w < p.min_size.width || hh < p.min_size.height || (p.max_size.width > 0 && w > p.max_size.width) ||
+        (p.max_size.height > 0 && hh > p.max_size.height))
+      continue;
+    boxes.push_back (b);
+  }
+  std::vector<Detection> out;
+  for (const DpmBox &b : dpm_suppress (std::move (boxes))) {
+    // cv::dpm's box (the integer part of its corners) may reach past the
+    // frame: the part inside it (the suppression saw the whole box)
+    const int x1 = static_cast<int> (b.x1), y1 = static_cast<int> (b.y1);
+    const Rect r = clip_rect ({x1, y1, static_cast<int> (b.x2) - x1 + 1, static_cast<int> (b.y2) - y1 + 1},
+                              g.image_width, g.image_height);
+    if (r.width <= 0 || r.height <= 0)
+      continue;
+    Detection d;
+    d.rect = r;
+    d.neighbors = 1;
+    d.score = static_cast<float> (b.score);
+    d.confidence = static_cast<float> (1.0 / (1.0 + std::exp (-b.score)));
+    d.label_id = 0;
+    out.push_back (d);
+  }
+  return out;
+}
+
+class QueueLauncher final : public Launcher {
+public:
+  explicit QueueLauncher (cl_command_queue q) : q_ (q) {}
+  cl::Error launch (cl_kernel k, size_t global, size_t local, Phase) override {
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (q_, k, 1, nullptr, &global, local ? &local : nullptr, 0, nullptr, nullptr));
+    return {};
+  }
+
+private:
+  cl_command_queue q_;
+};
+
+} // namespace
+
+std::string dpm_device_features (const cl::Device &dev, bool gpu_schedule, bool fp64, const DpmModel &m,
+                                 const uint8_t *grey, int width, int height, DpmPlan *plan, std::vector<float> *planes) {
+  DpmFamily f (m);
+  f.allow_fp64 (fp64);
+  const Tuning tuning;
+  const BuildEnv env{dev, tuning, gpu_schedule};
+  ProgramSpec spec;
+  cl::Program prog;
+  if (cl::Error e = f.program (env, &spec))
+    return e.message;
+  std::string opts = "-cl-std=CL1.2 " + spec.options;
+  if (!spec.optional_option.empty ())
+    opts.erase (opts.find (spec.optional_option), spec.optional_option.size ());
+  if (cl::Error e = cl::build_program (dev, spec.source, spec.hash, opts, &prog))
+    return e.message;
+  if (cl::Error e = f.setup (env, prog))
+    return e.message;
+  const SearchParams sp;
+  const PyramidGeometry g = f.plan (width, height, sp);
+  if (cl::Error e = f.geometry (dev, g, {PixelFormat::Gray8, width, height}, sp))
+    return e.message;
+  cl::Mem src, cand;
+  constexpr cl_uint kCapacity = 1024;
+  if (cl::Error e = cl::make_buffer (dev, &src, static_cast<size_t> (width) * height, CL_MEM_READ_ONLY,
+                                     grey))
+    return e.message;
+  if (cl::Error e = cl::make_buffer (dev, &cand, (kCandidateHeader + 2 * kCapacity) * sizeof (cl_uint)))
+    return e.message;
+  QueueLauncher l (dev.queue.get ());
+  if (cl::Error e = f.enqueue ({src, cand, kCapacity}, l))
+    return e.message;
+  if (cl::Error e = f.read_features (planes))
+    return e.message;
+  *plan = f.dpm_plan ();
+  return {};
+}
+
+DpmHit dpm_hit (const DpmModel &m, const RawHit &h) {
+  const int nc = static_cast<int> (m.components.size ());
+  return {h.level, h.x % nc, h.x / nc, h.y};
+}
+
+std::unique_ptr<Family> make_dpm_family (DpmModel model) { return std::make_unique<DpmFamily> (std::move (model)); }
+
+} // namespace gpudetect

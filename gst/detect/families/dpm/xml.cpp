@@ -1,0 +1,280 @@
+// cv::dpm's model files (model.h): the elements its CascadeModel::deserialize
+// reads, read as OpenCV's FileStorage stores them.  Every count is bounded
+// before anything proportional to it is allocated; a message names the
+// element, its index and its line.
+#include "model.h"
+
+#include "core/xml.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace gpudetect {
+
+namespace {
+
+std::string where (const xmlNode *n, const std::string &what) {
+  return "<" + what + "> (line " + std::to_string (xmlGetLineNo (n)) + ")";
+}
+
+std::string name_of (const std::string &parent, size_t i) { return parent + ">[" + std::to_string (i) + "]<"; }
+
+// The numbers of a node: its text, or (FileStorage's other way to write a
+// sequence) one <_> child per number.  At most `max` of them.
+std::string numbers (const xmlNode *n, const std::string &what, size_t max, std::vector<double> *out) {
+  std::vector<std::string> t;
+  std::vector<const xmlNode *> kids = xml::elements (n);
+  if (kids.empty ()) {
+    t = xml::tokens (n, max + 1);
+  } else {
+    if (kids.size () > max)
+      return where (n, what) + " holds more than " + std::to_string (max) + " values";
+    for (const xmlNode *k : kids) {
+      std::vector<std::string> v = xml::tokens (k, 2);
+      if (!xml::is_elem (k, "_") || !xml::elements (k).empty () || v.size () != 1)
+        return where (n, what) + ": a sequence of numbers expected";
+      t.push_back (v[0]);
+    }
+  }
+  if (t.size () > max)
+    return where (n, what) + " holds more than " + std::to_string (max) + " values";
+  out->resize (t.size ());
+  for (size_t i = 0; i < t.size (); i++)
+    if (!xml::to_double (t[i], &(*out)[i]) || std::fabs ((*out)[i]) > kDpmMaxValue)
+      return where (n, what) + "[" + std::to_string (i) + "] = '" + xml::excerpt (t[i]) +
+             "' is not a finite number within +-1e6";
+  return {};
+}
+
+const xmlNode *field (const xmlNode *root, const char *name, std::string *err) {
+  const xmlNode *n = xml::child (root, name);
+  if (!n)
+    *err = "no <" + std::string (name) + "> (cv::dpm's models have one)";
+  return n;
+}
+
+std::string real_field (const xmlNode *root, const char *name, double *v) {
+  std::string e;
+  const xmlNode *n = field (root, name, &e);
+  if (!n)
+    return e;
+  std::vector<double> t;
+  if (std::string e2 = numbers (n, name, 1, &t); !e2.empty ())
+    return e2;
+  if (t.size () != 1)
+    return where (n, name) + ": one number expected";
+  *v = t[0];
+  return {};
+}
+
+// An integer (FileStorage may write it as a real: "8.000000").
+bool integral (double v, int lo, int hi) { return v == std::floor (v) && v >= lo && v <= hi; }
+
+std::string int_field (const xmlNode *root, const char *name, int lo, int hi, int *v) {
+  double d;
+  if (std::string e = real_field (root, name, &d); !e.empty ())
+    return e;
+  if (!integral (d, lo, hi))
+    return where (xml::child (root, name), name) + " = " + xml::excerpt (std::to_string (d)) +
+           " is not an integer in [" + std::to_string (lo) + ", " + std::to_string (hi) + "]";
+  *v = static_cast<int> (d);
+  return {};
+}
+
+// The <_> children of a sequence element, exactly `count` of them.
+std::string items (const xmlNode *root, const char *name, size_t count, std::vector<const xmlNode *> *out) {
+  std::string e;
+  const xmlNode *n = field (root, name, &e);
+  if (!n)
+    return e;
+  out->clear ();
+  for (const xmlNode *c = n->children; c; c = c->next) {
+    if (!xml::is_elem (c))
+      continue;
+    if (!xml::is_elem (c, "_"))
+      return where (c, std::string (name) + "><" + reinterpret_cast<const char *> (c->name)) +
+             ": only <_> items expected";
+    if (out->size () == count)
+      return where (n, name) + " holds more than " + std::to_string (count) + " items";
+    out->push_back (c);
+  }
+  if (out->size () != count)
+    return where (n, name) + " holds " + std::to_string (out->size ()) + " items, not " + std::to_string (count);
+  return {};
+}
+
+// An opencv-matrix of doubles: rows x cols (cols a multiple of kDpmDims: a
+// filter of rows x cols / kDpmDims cells).
+std::string filter (const xmlNode *m, const std::string &what, DpmFilter *f, size_t *total) {
+  std::string type;
+  if (!xml::attribute (m, "type_id", &type) || type != "opencv-matrix")
+    return where (m, what) + ": an opencv-matrix expected (type_id=\"opencv-matrix\")";
+  double rows = 0, cols = 0;
+  if (std::string e = real_field (m, "rows", &rows); !e.empty ())
+    return where (m, what) + ": " + e;
+  if (std::string e = real_field (m, "cols", &cols); !e.empty ())
+    return where (m, what) + ": " + e;
+  if (!integral (rows, 1, kDpmMaxFilterSide))
+    return where (m, what) + ": <rows> = " + std::to_string (rows) + " is not in [1, " +
+           std::to_string (kDpmMaxFilterSide) + "]";
+  if (!integral (cols, kDpmDims, kDpmMaxFilterSide * kDpmDims) || static_cast<int> (cols) % kDpmDims != 0)
+    return where (m, what) + ": <cols> = " + std::to_string (cols) + " is not a multiple of " +
+           std::to_string (kDpmDims) + " (cells of " + std::to_string (kDpmDims) + " features) in [" +
+           std::to_string (kDpmDims) + ", " + std::to_string (kDpmMaxFilterSide * kDpmDims) + "]";
+  const xmlNode *dt = xml::child (m, "dt");
+  std::vector<std::string> dtt = xml::tokens (dt, 2);
+  if (!dt || dtt.size () != 1 || dtt[0] != "d")
+    return where (m, what) + ": <dt> must be 'd' (doubles), as cv::dpm reads them";
+  const xmlNode *data = xml::child (m, "data");
+  if (!data)
+    return where (m, what) + ": no <data>";
+  f->rows = static_cast<int> (rows);
+  f->cols = static_cast<int> (cols) / kDpmDims;
+  const size_t n = static_cast<size_t> (f->rows) * f->cols * kDpmDims;
+  if (*total + n > kDpmMaxCoefficients)
+    return where (m, what) + ": the filters hold more than " + std::to_string (kDpmMaxCoefficients) +
+           " coefficients together";
+  *total += n;
+  if (std::string e = numbers (data, what + "><data", n, &f->coef); !e.empty ())
+    return e;
+  if (f->coef.size () != n)
+    return where (data, what + "><data") + " holds " + std::to_string (f->coef.size ()) + " values, not rows x cols (" +
+           std::to_string (n) + ")";
+  return {};
+}
+
+std::string filters (const xmlNode *root, const char *name, size_t count, std::vector<DpmFilter> *out,
+                     size_t *total) {
+  std::vector<const xmlNode *> it;
+  if (std::string e = items (root, name, count, &it); !e.empty ())
+    return e;
+  out->resize (count);
+  for (size_t i = 0; i < count; i++)
+    if (std::string e = filter (it[i], name_of (name, i) + "_", &(*out)[i], total); !e.empty ())
+      return e;
+  return {};
+}
+
+// A sequence of `count` <_> items of lo..hi numbers each.
+std::string vectors (const xmlNode *root, const char *name, size_t count, size_t lo, size_t hi,
+                     std::vector<std::vector<double>> *out) {
+  std::vector<const xmlNode *> it;
+  if (std::string e = items (root, name, count, &it); !e.empty ())
+    return e;
+  out->resize (count);
+  for (size_t i = 0; i < count; i++) {
+    const std::string what = name_of (name, i) + "_";
+    if (std::string e = numbers (it[i], what, hi, &(*out)[i]); !e.empty ())
+      return e;
+    if ((*out)[i].size () < lo)
+      return where (it[i], what) + " holds " + std::to_string ((*out)[i].size ()) + " values, not " +
+             (lo == hi ? std::to_string (lo) : std::to_string (lo) + " to " + std::to_string (hi));
+  }
+  return {};
+}
+
+} // namespace
+
+bool is_dpm_storage (const xmlNode *root) {
+  return xml::is_elem (root, "opencv_storage") && xml::child (root, "RootFilters") != nullptr;
+}
+
+std::string read_dpm_storage (const xmlNode *root, DpmModel *out) {
+  if (!is_dpm_storage (root))
+    return "not a cv::dpm model (<opencv_storage> with <RootFilters>)";
+  DpmModel m;
+  int ncomp = 0, nfeat = 0;
+  if (std::string e = int_field (root, "SBin", 2, kDpmMaxSbin, &m.sbin); !e.empty ())
+    return e;
+  if (m.sbin % 2 != 0)
+    return where (xml::child (root, "SBin"), "SBin") + " = " + std::to_string (m.sbin) +
+           " is odd (the part levels have cells of SBin / 2 pixels)";
+  if (std::string e = int_field (root, "Interval", 1, kDpmMaxInterval, &m.interval); !e.empty ())
+    return e;
+  if (std::string e = int_field (root, "MaxSizeX", 0, kDpmMaxPad, &m.pad_x); !e.empty ())
+    return e;
+  if (std::string e = int_field (root, "MaxSizeY", 0, kDpmMaxPad, &m.pad_y); !e.empty ())
+    return e;
+  if (std::string e = int_field (root, "NumComponents", 1, kDpmMaxComponents, &ncomp); !e.empty ())
+    return e;
+  if (std::string e = int_field (root, "NumFeatures", 0, 1 << 20, &nfeat); !e.empty ())
+    return e;
+  if (nfeat != kDpmDims)
+    return where (xml::child (root, "NumFeatures"), "NumFeatures") + " = " + std::to_string (nfeat) +
+           ": only cv::dpm's 32 features per cell are supported";
+  if (std::string e = real_field (root, "ScoreThreshold", &m.threshold); !e.empty ())
+    return e;
+  m.threshold = static_cast<float> (m.threshold); // a float in cv::dpm
+  std::string e;
+  std::vector<double> v;
+  const xmlNode *n = field (root, "Bias", &e);
+  if (!n)
+    return e;
+  if (e = numbers (n, "Bias", ncomp, &v); !e.empty ())
+    return e;
+  if (v.size () != static_cast<size_t> (ncomp))
+    return where (n, "Bias") + " holds " + std::to_string (v.size ()) + " values, not NumComponents (" +
+           std::to_string (ncomp) + ")";
+  m.components.resize (ncomp);
+  for (int c = 0; c < ncomp; c++)
+    m.components[c].bias = static_cast<float> (v[c]);
+  n = field (root, "NumParts", &e);
+  if (!n)
+    return e;
+  if (e = numbers (n, "NumParts", ncomp, &v); !e.empty ())
+    return e;
+  if (v.size () != static_cast<size_t> (ncomp))
+    return where (n, "NumParts") + " holds " + std::to_string (v.size ()) + " values, not NumComponents (" +
+           std::to_string (ncomp) + ")";
+  size_t nparts = 0;
+  for (int c = 0; c < ncomp; c++) {
+    if (!integral (v[c], 0, kDpmMaxParts))
+      return where (n, "NumParts") + "[" + std::to_string (c) + "] = " + std::to_string (v[c]) +
+             " is not an integer in [0, " + std::to_string (kDpmMaxParts) + "]";
+    m.components[c].parts.resize (static_cast<size_t> (v[c]));
+    nparts += m.components[c].parts.size ();
+  }
+  std::vector<DpmFilter> roots, parts;
+  size_t total = 0;
+  if (e = filters (root, "RootFilters", ncomp, &roots, &total); !e.empty ())
+    return e;
+  if (e = filters (root, "PartFilters", nparts, &parts, &total); !e.empty ())
+    return e;
+  std::vector<std::vector<double>> anchors, defs, loc;
+  if (e = vectors (root, "Anchor", nparts, 2, 3, &anchors); !e.empty ())
+    return e;
+  if (e = vectors (root, "Deformation", nparts, 4, 4, &defs); !e.empty ())
+    return e;
+  if (e = vectors (root, "LocationWeight", ncomp, 3, 3, &loc); !e.empty ())
+    return e;
+  size_t p = 0;
+  for (int c = 0; c < ncomp; c++) {
+    DpmComponent &comp = m.components[c];
+    comp.root = std::move (roots[c]);
+    for (int k = 0; k < 3; k++)
+      comp.location[k] = loc[c][k];
+    for (DpmPart &part : comp.parts) {
+      part.filter = std::move (parts[p]);
+      for (int k = 0; k < 2; k++)
+        if (std::fabs (anchors[p][k]) > kDpmMaxAnchor)
+          return "<Anchor>[" + std::to_string (p) + "] = " + std::to_string (anchors[p][k]) +
+                 " is farther than " + std::to_string (kDpmMaxAnchor) + " cells";
+      part.anchor_x = static_cast<int> (anchors[p][0]); // cv::dpm: (int) anchors[pId][0]
+      part.anchor_y = static_cast<int> (anchors[p][1]);
+      for (int k = 0; k < 4; k++)
+        part.def[k] = defs[p][k];
+      p++;
+    }
+  }
+  *out = std::move (m);
+  return {};
+}
+
+std::string parse_dpm_xml (const std::string &text, DpmModel *out) {
+  xml::Doc doc;
+  if (std::string e = xml::parse (text, &doc); !e.empty ())
+    return e;
+  return read_dpm_storage (xml::root (doc), out);
+}
+
+} // namespace gpudetect
