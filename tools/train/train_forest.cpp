@@ -66,7 +66,6 @@ struct Options {
   uint64_t seed = 1;
   bool mine_face_images = true;
   bool mine_mirror = true;
-  bool mine_turned = false;
   int mine_levels_per_octave = 16;
   double cache_gb = 6;
 };
@@ -88,7 +87,6 @@ void usage () {
                 "  --negatives N          negative samples kept in training (8000)\n"
                 "  --mine-levels-per-octave N  pyramid levels an octave when mining negatives (16)\n"
                 "  --no-mirror-negatives  mine only the images as they are, not also their mirror images\n"
-                "  --turn-negatives       also mine the face-free images turned by 90, 180 and 270 degrees\n"
                 "  --plane-cache-gb G     the mined levels' planes kept in memory up to G GiB (6)\n"
                 "  --no-face-image-negatives  mine only face-free images, not also labelled images away\n"
                 "                         from their faces\n"
@@ -218,31 +216,6 @@ struct QuantCascade {
     return true;
   }
 };
-
-// `img` turned clockwise by `quarter` quarter turns (1 to 3).
-Image turn_image (const Image &img, int quarter) {
-  Image t;
-  const bool swap = quarter % 2 == 1;
-  t.width = swap ? img.height : img.width;
-  t.height = swap ? img.width : img.height;
-  t.px.resize (img.px.size ());
-  for (int y = 0; y < t.height; y++)
-    for (int x = 0; x < t.width; x++) {
-      int sx, sy;
-      if (quarter == 1) {
-        sx = y;
-        sy = img.height - 1 - x;
-      } else if (quarter == 2) {
-        sx = img.width - 1 - x;
-        sy = img.height - 1 - y;
-      } else {
-        sx = img.width - 1 - y;
-        sy = x;
-      }
-      t.px[static_cast<size_t> (y) * t.width + x] = img.at (sx, sy);
-    }
-  return t;
-}
 
 // Negative windows mined from images: windows the cascade so far does not
 // reject, with their values and sums, exactly as the detector computes them
@@ -556,8 +529,6 @@ int main (int argc, char **argv) {
       o.mine_levels_per_octave = std::atoi (next ());
     else if (a == "--no-mirror-negatives")
       o.mine_mirror = false;
-    else if (a == "--turn-negatives")
-      o.mine_turned = true;
     else if (a == "--plane-cache-gb")
       o.cache_gb = std::atof (next ());
     else if (a == "--no-face-image-negatives")
@@ -622,15 +593,6 @@ int main (int argc, char **argv) {
   std::vector<Miner::Source> sources;
   for (const Image &img : data.negatives)
     sources.push_back ({&img, {}});
-  // A face-free image turned is still face-free, and its windows are new
-  // ones: more hard negatives before the miner runs out.
-  std::deque<Image> turned;
-  if (o.mine_turned)
-    for (const Image &img : data.negatives)
-      for (int quarter = 1; quarter <= 3; quarter++) {
-        turned.push_back (turn_image (img, quarter));
-        sources.push_back ({&turned.back (), {}});
-      }
   if (o.mine_face_images)
     for (size_t i = 0; i < data.faces.size (); i++) {
       if (data.faces[i].faces.size () != 1 || !data.faces[i].ignore.empty ())
@@ -640,9 +602,8 @@ int main (int argc, char **argv) {
   const double t_planes = now_seconds ();
   Miner miner (model, std::move (sources), o.mine_mirror, o.mine_levels_per_octave, o.cache_gb * 1073741824.0, rng (),
                o.threads);
-  std::printf ("mining: %zu levels of %zu images (%d an octave%s%s), %.3g windows; %.1f GiB of planes made in %.1f s\n",
-               miner.levels (), miner.sources (), o.mine_levels_per_octave, o.mine_turned ? ", face-free ones turned" : "",
-               o.mine_mirror ? ", mirrored too" : "",
+  std::printf ("mining: %zu levels of %zu images (%d an octave%s), %.3g windows; %.1f GiB of planes made in %.1f s\n",
+               miner.levels (), miner.sources (), o.mine_levels_per_octave, o.mine_mirror ? ", mirrored too" : "",
                miner.windows (), miner.cached_bytes () / 1073741824.0, now_seconds () - t_planes);
   QuantCascade quant;
 
