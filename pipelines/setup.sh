@@ -17,6 +17,8 @@ packages=(
   pocl-opencl-icd clinfo opencv-data
   # tests and tools: OpenCV as the parity oracle, sample images, gst-check
   libopencv-dev libopencv-contrib-dev opencv-doc python3-skimage python-matplotlib-data check
+  # the Python example (pipelines/read_detections.py) and its test: GObject introspection of GStreamer
+  python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   # dlib: the oracle of the linear HOG filter tests, the converter of its face detector (its pkg-config file
   # links BLAS, LAPACK and libjpeg through their -dev packages' .so links, which libdlib-dev does not depend on)
   libdlib-dev liblapack-dev libblas-dev libjpeg-dev

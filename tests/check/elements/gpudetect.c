@@ -11,11 +11,23 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
   int width, height;
   guint8 *pixels;
 } Gray;
+
+
+/* A file name of this process's in the temporary directory: element-gpudetect
+ * and element-gpudetect-gpu-schedule run this program at the same time. */
+static gchar *tmp_file (const char *name)
+{
+  gchar *own = g_strdup_printf ("%d-%s", (int) getpid (), name);
+  gchar *path = g_build_filename (g_get_tmp_dir (), own, NULL);
+  g_free (own);
+  return path;
+}
 
 static Gray face_image;
 
@@ -290,7 +302,7 @@ GST_START_TEST (test_errors)
 {
   expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=no-such-model ! fakesink",
       GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND);
-  gchar *bad = g_build_filename (g_get_tmp_dir (), "gpudetect-bad-model.xml", NULL);
+  gchar *bad = tmp_file ("gpudetect-bad-model.xml");
   g_file_set_contents (bad, "<opencv_storage><cascade><stageType>BOOST</stageType>", -1, NULL);
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=%s ! "
       "fakesink", bad);
@@ -347,8 +359,8 @@ GST_START_TEST (test_trained_models)
           count_rois (out));
       GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (out, 0);
       fail_unless_equals_string (g_quark_to_string (roi->roi_type), "face");
-      const double ix = MAX (0, MIN (roi->x + (int) roi->w, 88 + 90) - MAX ((int) roi->x, 88));
-      const double iy = MAX (0, MIN (roi->y + (int) roi->h, 73 + 90) - MAX ((int) roi->y, 73));
+      const double ix = MAX (0, MIN ((int) roi->x + (int) roi->w, 88 + 90) - MAX ((int) roi->x, 88));
+      const double iy = MAX (0, MIN ((int) roi->y + (int) roi->h, 73 + 90) - MAX ((int) roi->y, 73));
       const double iou = ix * iy / ((double) roi->w * roi->h + 90 * 90 - ix * iy);
       fail_unless (iou >= 0.5, "%s: face at %u,%u %ux%u (IoU %.2f)", models[m], roi->x, roi->y, roi->w, roi->h, iou);
       GstStructure *s = gst_video_region_of_interest_meta_get_param (roi, "detection");
@@ -542,7 +554,7 @@ GST_END_TEST;
  * candidates read back, so that every frame's objects are the same). */
 static gchar *write_forest_model (const char *name)
 {
-  gchar *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  gchar *path = tmp_file (name);
   fail_unless (g_file_set_contents (path,
           "gpudetect-forest 1\nwindow 20 20\nshrink 2\nlevels-per-octave 4\nthreshold 0.5\nnodes 3\n"
           "[trees]\n0,0.6,1,0,0,5,5,0,0, -1,0,-1,0,0,0,0,0,0, 1,0,-1,0,0,0,0,0,0\n"
@@ -634,7 +646,7 @@ GST_START_TEST (test_forest_model)
   g_unlink (path);
   g_free (path);
   /* a forest file the loader refuses: a read error naming it */
-  gchar *bad = g_build_filename (g_get_tmp_dir (), "gpudetect-bad-model.forest", NULL);
+  gchar *bad = tmp_file ("gpudetect-bad-model.forest");
   g_file_set_contents (bad, "gpudetect-forest 1\nwindow 20 20\nshrink 3\n", -1, NULL);
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=%s ! "
       "fakesink", bad);
@@ -697,7 +709,7 @@ GST_START_TEST (test_hogfilter_model)
   gst_harness_teardown (h);
   g_free (props);
   g_free (model);
-  gchar *bad = g_build_filename (g_get_tmp_dir (), "gpudetect-bad-model.hogfilter", NULL);
+  gchar *bad = tmp_file ("gpudetect-bad-model.hogfilter");
   g_file_set_contents (bad, "gpudetect-hogfilter 1\nfilter-size 10 10\nfilters 1\nfilter nan\n", -1, NULL);
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=%s ! "
       "fakesink", bad);
@@ -877,7 +889,7 @@ GST_START_TEST (test_dpm_model)
     g_print ("no %s (made where OpenCV is found): inriaperson skipped\n", people);
   }
   g_free (people);
-  gchar *bad = g_build_filename (g_get_tmp_dir (), "gpudetect-bad-model-dpm.xml", NULL);
+  gchar *bad = tmp_file ("gpudetect-bad-model-dpm.xml");
   g_file_set_contents (bad, "<opencv_storage><SBin>7</SBin><RootFilters/></opencv_storage>", -1, NULL);
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=%s ! "
       "fakesink", bad);

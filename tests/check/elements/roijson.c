@@ -49,7 +49,10 @@ static JsonObject *line (GPtrArray *lines, guint i)
 
 static gchar *temp_path (const char *name)
 {
-  return g_build_filename (g_get_tmp_dir (), name, NULL);
+  gchar *own = g_strdup_printf ("%d-%s", (int) getpid (), name);
+  gchar *path = g_build_filename (g_get_tmp_dir (), own, NULL);
+  g_free (own);
+  return path;
 }
 
 static GstHarness *new_harness (const char *desc, int w, int h)
