@@ -37,9 +37,11 @@ std::string parse (const std::string &text, Doc *out) {
                                   XML_PARSE_COMPACT));
   if (!doc) {
     const xmlError *e = xmlCtxtGetLastError (ctxt.get ());
-    std::string msg = e && e->message ? e->message : "unknown error";
-    while (!msg.empty () && msg.back () == '\n')
-      msg.pop_back ();
+    // libxml2's message quotes names from the file: each of its words cut
+    // as a quoted value is
+    std::string msg;
+    for (const std::string &word : split (e && e->message ? e->message : "unknown error"))
+      msg += (msg.empty () ? "" : " ") + excerpt (word);
     return "not well-formed XML" + (e ? " (line " + std::to_string (e->line) + "): " + msg : std::string ());
   }
   if (doc->intSubset || doc->extSubset)
