@@ -11,11 +11,13 @@
  * Device memory: OpenCL 1.2 has no query for the memory in use.
  * CL_DEVICE_GLOBAL_MEM_SIZE is the device's capacity, not its use, and is not
  * reported; where the device has AMD's cl_amd_device_attribute_query, its
- * free memory (CL_DEVICE_GLOBAL_FREE_MEMORY_AMD) is sampled too.  On PoCL's CPU
+ * free memory (CL_DEVICE_GLOBAL_FREE_MEMORY_AMD) is sampled too; on NVIDIA GPUs,
+ * this process's device memory as nvidia-smi reports it.  On PoCL's CPU
  * device, buffers are host memory: they are part of VmRSS.
  *
  * Exit status: 0 when every pipeline delivered every frame, found the face on
- * most of them, and RSS stayed flat; 1 otherwise. */
+ * most of them, and RSS (and device memory, where sampled) stayed flat; 1
+ * otherwise. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <gst/gst.h>
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef CL_DEVICE_GLOBAL_FREE_MEMORY_AMD
 #define CL_DEVICE_GLOBAL_FREE_MEMORY_AMD 0x4039
@@ -80,6 +83,27 @@ static gint64 device_free_kib (void)
   return (gint64) kib[0];
 }
 
+/* This process's device memory in KiB on NVIDIA GPUs (nvidia-smi, where it is
+ * on the PATH: OpenCL has no query for it), else -1. */
+static gboolean nvidia_device;
+static gint64 device_used_kib (void)
+{
+  if (!nvidia_device)
+    return -1;
+  FILE *p = popen ("nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null", "r");
+  if (!p)
+    return -1;
+  gint64 kib = -1;
+  char line[256];
+  while (fgets (line, sizeof (line), p)) {
+    long pid = 0, mib = 0;
+    if (sscanf (line, "%ld , %ld", &pid, &mib) == 2 && pid == (long) getpid ())
+      kib = (kib < 0 ? 0 : kib) + (gint64) mib * 1024;
+  }
+  pclose (p);
+  return kib;
+}
+
 static void describe_devices (void)
 {
   cl_platform_id plats[8];
@@ -96,9 +120,14 @@ static void describe_devices (void)
       clGetDeviceInfo (devs[d], CL_DEVICE_NAME, sizeof (name) - 1, name, NULL);
       clGetDeviceInfo (devs[d], CL_DEVICE_EXTENSIONS, sizeof (ext) - 1, ext, NULL);
       const gboolean amd = strstr (ext, "cl_amd_device_attribute_query") != NULL;
+      cl_uint vendor = 0;
+      clGetDeviceInfo (devs[d], CL_DEVICE_VENDOR_ID, sizeof (vendor), &vendor, NULL);
+      const gboolean nvidia = vendor == 0x10de && system ("nvidia-smi -L > /dev/null 2>&1") == 0;
       if (amd && !amd_device)
         amd_device = devs[d];
+      nvidia_device |= nvidia;
       printf ("# device %s: %s\n", name, amd ? "free memory sampled (CL_DEVICE_GLOBAL_FREE_MEMORY_AMD)" :
+          nvidia ? "this process's device memory sampled (nvidia-smi)" :
           "no OpenCL query for memory in use (a CPU device's buffers are host memory, in VmRSS)");
     }
   }
@@ -115,7 +144,7 @@ typedef struct {
 typedef struct {
   gint frame;
   gdouble seconds;
-  gint64 rss, device_free;
+  gint64 rss, device_free, device_used;
 } Sample;
 
 static GMutex samples_lock;
@@ -125,7 +154,7 @@ static gint total_out;
 
 static void take_sample (gint frame)
 {
-  Sample s = {frame, (g_get_monotonic_time () - t0) / 1e6, rss_kib (), device_free_kib ()};
+  Sample s = {frame, (g_get_monotonic_time () - t0) / 1e6, rss_kib (), device_free_kib (), device_used_kib ()};
   g_mutex_lock (&samples_lock);
   g_array_append_val (samples, s);
   g_mutex_unlock (&samples_lock);
@@ -326,11 +355,11 @@ int main (int argc, char **argv)
     fprintf (stderr, "cannot write %s\n", opt.csv);
     return 2;
   }
-  fprintf (csv, "frames,seconds,rss_kib,device_free_kib\n");
+  fprintf (csv, "frames,seconds,rss_kib,device_free_kib,device_used_kib\n");
   for (guint i = 0; i < samples->len; i++) {
     const Sample *s = &g_array_index (samples, Sample, i);
-    fprintf (csv, "%d,%.2f,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "\n", s->frame, s->seconds, s->rss,
-        s->device_free);
+    fprintf (csv, "%d,%.2f,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "\n", s->frame, s->seconds,
+        s->rss, s->device_free, s->device_used);
   }
   if (csv != stdout)
     fclose (csv);
@@ -364,6 +393,26 @@ int main (int argc, char **argv)
         "max %" G_GINT64_FORMAT " KiB (+%.2f %%), last %" G_GINT64_FORMAT " KiB: %s\n", ref->frame, ref->rss, lo, down,
         hi, up, last->rss, flat ? "flat" : "NOT FLAT");
     ok &= flat;
+    /* device memory (where sampled): every sample after the warm-up within the same tolerance */
+    gint64 dlo = G_MAXINT64, dhi = -1;
+    for (guint i = 0; i < samples->len; i++) {
+      const Sample *s = &g_array_index (samples, Sample, i);
+      const gint64 v = s->device_used >= 0 ? s->device_used : s->device_free;
+      if (s->frame >= ref->frame && v >= 0) {
+        dlo = MIN (dlo, v);
+        dhi = MAX (dhi, v);
+      }
+    }
+    const gint64 dref = ref->device_used >= 0 ? ref->device_used : ref->device_free;
+    if (dhi >= 0 && dref > 0) {
+      const gboolean used = ref->device_used >= 0;
+      const gdouble dup = 100.0 * (dhi - dref) / dref, ddown = 100.0 * (dref - dlo) / dref;
+      const gboolean dflat = dup <= opt.tolerance && ddown <= opt.tolerance;
+      printf ("# device memory %s after warm-up: %" G_GINT64_FORMAT " KiB, min %" G_GINT64_FORMAT " KiB (-%.2f %%), "
+          "max %" G_GINT64_FORMAT " KiB (+%.2f %%): %s\n", used ? "used by this process" : "free", dref, dlo, ddown,
+          dhi, dup, dflat ? "flat" : "NOT FLAT");
+      ok &= dflat;
+    }
   } else {
     printf ("# no sample after the warm-up\n");
     ok = FALSE;
