@@ -38,7 +38,7 @@ def load(paths):
         if 'clip' in d:
             for r in d['runs']:
                 r.update(file=name, detect=d['detect'], model=short_model(d['model']) if d['detect'] else '—',
-                         width=d['width'], height=d['height'])
+                         width=d['width'], height=d['height'], run=name.split('-pipelines')[0])
                 pipes.append(r)
             continue
         for r in d['runs']:
@@ -128,31 +128,32 @@ def cameras_table(runs):
 def pipelines_table(pipes):
     if not pipes:
         return ''
-    by = {}
-    for r in pipes:
-        by.setdefault((r.get('device', ''), r['streams']), {})['detect' if r['detect'] else 'decode'] = r
-    devices = {r.get('device') for r in pipes if r['detect'] and r.get('device')}
     out = ['| device | streams | decoding + gpudetect: frames/s | decoding alone: frames/s | ratio | gpudetect latency '
            'p50 / worst p95 (ms) | host cores busy (with / alone) | host MiB per added stream (with) | decoder |',
            '|---|---|---|---|---|---|---|---|---|']
-    counts = sorted({r['streams'] for r in pipes})
-    dev = short_device(next(iter(devices))) if devices else '—'
-    # Memory per added stream: from the smallest count's run to this one's
-    # (the runs follow each other in one process; the first includes the
-    # plugin's and the driver's start-up).
-    first = next((r for r in pipes if r['detect'] and r['streams'] == counts[0]), None)
-    for n in counts:
-        d = next((r for r in pipes if r['streams'] == n and r['detect']), None)
-        a = next((r for r in pipes if r['streams'] == n and not r['detect']), None)
-        ratio = f"{d['aggregate_fps'] / a['aggregate_fps']:.2f}" if d and a and a['aggregate_fps'] else '—'
-        out.append(f"| {dev} | {n} | **{fps(d['aggregate_fps'])}** | " if d else f"| {dev} | {n} | — | ")
-        out[-1] += f"{fps(a['aggregate_fps'])} | " if a else '— | '
-        out[-1] += f"{ratio} | "
-        out[-1] += f"{d['latency_p50_ms']:.2f} / {d['latency_p95_max_ms']:.2f} | " if d else '— | '
-        out[-1] += (f"{d['host_cores']:.2f} / " if d else '— / ') + (f"{a['host_cores']:.2f} | " if a else '— | ')
-        out[-1] += (f"{(d['rss_mib'] - first['rss_mib']) / (n - first['streams']):.1f} | "
-                    if d and first and n > first['streams'] else '— | ')
-        out[-1] += f"{(d or a)['decoder']} |"
+    # One run of tools/run-streams-benchmarks.sh (its files share the name
+    # before "-pipelines") pairs the pipelines with and without gpudetect.
+    for run in sorted({r['run'] for r in pipes}, key=lambda k: k.endswith('h100')):
+        rows = [r for r in pipes if r['run'] == run]
+        devices = {r.get('device') for r in rows if r['detect'] and r.get('device')}
+        dev = short_device(next(iter(devices))) if devices else '—'
+        counts = sorted({r['streams'] for r in rows})
+        # Memory per added stream: from the smallest count's run to this one's
+        # (the runs follow each other in one process; the first includes the
+        # plugin's and the driver's start-up).
+        first = next((r for r in rows if r['detect'] and r['streams'] == counts[0]), None)
+        for n in counts:
+            d = next((r for r in rows if r['streams'] == n and r['detect']), None)
+            a = next((r for r in rows if r['streams'] == n and not r['detect']), None)
+            ratio = f"{d['aggregate_fps'] / a['aggregate_fps']:.2f}" if d and a and a['aggregate_fps'] else '—'
+            out.append(f"| {dev} | {n} | **{fps(d['aggregate_fps'])}** | " if d else f"| {dev} | {n} | — | ")
+            out[-1] += f"{fps(a['aggregate_fps'])} | " if a else '— | '
+            out[-1] += f"{ratio} | "
+            out[-1] += f"{d['latency_p50_ms']:.2f} / {d['latency_p95_max_ms']:.2f} | " if d else '— | '
+            out[-1] += (f"{d['host_cores']:.2f} / " if d else '— / ') + (f"{a['host_cores']:.2f} | " if a else '— | ')
+            out[-1] += (f"{(d['rss_mib'] - first['rss_mib']) / (n - first['streams']):.1f} | "
+                        if d and first and n > first['streams'] else '— | ')
+            out[-1] += f"{(d or a)['decoder']} |"
     return '\n'.join(out) + '\n'
 
 
@@ -170,10 +171,11 @@ def plot(png, engine, pipes):
         if r['rate'] == 0 and per_count(r):
             series.setdefault(f"{r['device']}, {r['model']}, frames from memory", []).append(
                 (r['streams'], r['aggregate_fps']))
+    run_device = {r['run']: short_device(r['device']) for r in pipes if r['detect'] and r.get('device')}
     for r in pipes:
-        dev = short_device(r.get('device', '')) if r['detect'] else ''
+        dev = run_device.get(r['run'], '')
         key = f"{dev + ', ' if dev else ''}{r['model']}, 1080p MJPEG decoded" if r['detect'] else \
-            'decoding alone (jpegdec), same host'
+            f"decoding alone (jpegdec), host of {dev or 'the run'}"
         series.setdefault(key, []).append((r['streams'], r['aggregate_fps']))
     for key, pts in sorted(series.items()):
         pts.sort()
