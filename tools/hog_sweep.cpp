@@ -19,6 +19,7 @@
 #include "families/hogfilter/model.h"
 
 #include <algorithm>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -266,7 +267,43 @@ int main (int argc, char **argv) {
       sxy += x * y;
     }
     const double n = static_cast<double> (mids.size ()), den = n * sxx - sx * sx;
-    const double a = den != 0 ? (n * sxy - sx * sy) / den : 0, b = (sy - a * sx) / n;
+    double a = den != 0 ? (n * sxy - sx * sy) / den : 0, b = (sy - a * sx) / n;
+    const auto within = [&] (double a_, double b_) {
+      for (const auto &[count, span] : spans)
+        if (a_ / count + b_ <= span.first || a_ / count + b_ > span.second)
+          return false;
+      return true;
+    };
+    // Where the plain fit puts a count's threshold outside its measured
+    // interval: the least squares over the rules that keep every threshold
+    // within its interval (a in steps of 0.1; for each a, the best b clamped
+    // to the range every interval allows), if there is one.
+    if (!within (a, b)) {
+      double best = std::numeric_limits<double>::infinity (), max_hi = 0;
+      for (const auto &[count, span] : spans)
+        max_hi = std::max (max_hi, span.second);
+      for (double ta = 0; ta <= 4 * max_hi; ta += 0.1) {
+        double lo = -std::numeric_limits<double>::infinity (), hi = std::numeric_limits<double>::infinity ();
+        for (const auto &[count, span] : spans) {
+          lo = std::max (lo, span.first - ta / count + 1e-3);
+          hi = std::min (hi, span.second - ta / count);
+        }
+        if (lo > hi)
+          continue;
+        double mean = 0;
+        for (const auto &[x, y] : mids)
+          mean += y - ta * x;
+        const double tb = std::clamp (mean / n, lo, hi);
+        double err = 0;
+        for (const auto &[x, y] : mids)
+          err += (ta * x + tb - y) * (ta * x + tb - y);
+        if (err < best) {
+          best = err;
+          a = ta;
+          b = tb;
+        }
+      }
+    }
     std::printf ("rule: FFT where rows x cols >= a / filters + b, fitted: a = %.1f, b = %.1f\n", a, b);
     for (const auto &[count, span] : spans) {
       const double at = a / count + b;

@@ -279,10 +279,12 @@ int main () {
   test_patchworks ();
   // the default's rule (fftconv.cpp): on the CPU schedule dlib's 5 filters of
   // 10x10 through the FFT, 4x4 filters directly at any count, 12x12 through
-  // the FFT even alone; GPUs direct until measured
+  // the FFT even alone
   CHECK (fft_preferred (false, 5, 10, 10) && fft_preferred (false, 1, 12, 12) && fft_preferred (false, 54, 6, 6));
   CHECK (!fft_preferred (false, 54, 4, 4) && !fft_preferred (false, 1, 10, 10) && !fft_preferred (false, 5, 6, 6));
-  CHECK (!fft_preferred (true, 54, 24, 24));
+  // GPUs (H100 sweep): FFT from 8x8 for one filter and 6x6 for 5, at 4x4 from 10 on
+  CHECK (fft_preferred (true, 1, 8, 8) && fft_preferred (true, 5, 6, 6) && fft_preferred (true, 10, 4, 4));
+  CHECK (!fft_preferred (true, 1, 6, 6) && !fft_preferred (true, 5, 4, 4));
   if (!FftCorrelator::available ()) {
     std::printf ("built without VkFFT: the FFT evaluation is not tested\n");
     return finish ();
