@@ -1,5 +1,6 @@
 // The hogfilter family's two evaluations against each other: for
-// dlib-frontalface (--model) and for made models of other sizes and counts
+// dlib-frontalface and hog-people (--model: FHOG and Dalal-Triggs features)
+// and for made models of other sizes and counts
 // (square and not, 1 to 7 filters, pyramids down to tiny levels), on real
 // images and on noise frames of odd sizes, every (position, filter) of every
 // level is reported (threshold -1e30) by the direct correlation (CPU
@@ -9,8 +10,8 @@
 // max (|score|, 1e-2 * sum |filter| * the level's mean |feature|) (1 % of
 // the score a window of typical features could reach: a float FFT's error
 // scales with the whole plane's, so a window of zeros scores 0 directly and
-// about 1e-7 through the FFT; the FHOG features of the host reference,
-// fhog.h), and the same objects after the non-maximum suppression at the
+// about 1e-7 through the FFT; the features of the host reference, fhog.h
+// and dthog.h), and the same objects after the non-maximum suppression at the
 // model's threshold.
 //
 //   test-hogfilter-fft [--model NAME]... [--max-images N] [--made N] IMAGE.pgm...
@@ -199,20 +200,31 @@ int main (int argc, char **argv) {
       run (*ref, g, &direct, &obj_direct);
       objects += obj_direct.size ();
       // the host reference's features, for the floor of each window's error
-      const FhogPlan plan = plan_fhog (g.cols, g.rows, m.fhog ());
-      std::vector<std::vector<float>> feats;
       std::vector<double> mean; // per level, |feature|
-      std::vector<uint8_t> px = g.px;
-      for (size_t li = 0; li < plan.levels.size (); li++) {
-        if (li > 0)
-          px = fhog_down (plan.levels[li - 1], px, plan.levels[li]);
-        const FhogLevel &l = plan.levels[li];
-        feats.push_back (l.feat_rows ? fhog_features (l, fhog_cells (l, px, m.cell), m.fhog ())
-                                     : std::vector<float> ());
+      const auto add_mean = [&mean] (const std::vector<float> &feats) {
         double sum = 0;
-        for (float v : feats.back ())
+        for (float v : feats)
           sum += std::fabs (v);
-        mean.push_back (feats.back ().empty () ? 0 : sum / feats.back ().size ());
+        mean.push_back (feats.empty () ? 0 : sum / feats.size ());
+      };
+      if (m.features == HogFeatures::DalalTriggs) {
+        const DtPlan plan = plan_dt (g.cols, g.rows, m.dt, m.rows, m.cols);
+        for (const DtLevel &l : plan.levels) {
+          std::vector<float> grad;
+          std::vector<uint8_t> bins;
+          const std::vector<uint8_t> px = dt_level_pixels (l, g.px.data (), g.cols);
+          dt_gradients (m.dt, px, l.width, l.height, &grad, &bins);
+          add_mean (dt_blocks (m.dt, l, grad, bins));
+        }
+      } else {
+        const FhogPlan plan = plan_fhog (g.cols, g.rows, m.fhog ());
+        std::vector<uint8_t> px = g.px;
+        for (size_t li = 0; li < plan.levels.size (); li++) {
+          if (li > 0)
+            px = fhog_down (plan.levels[li - 1], px, plan.levels[li]);
+          const FhogLevel &l = plan.levels[li];
+          add_mean (l.feat_rows ? fhog_features (l, fhog_cells (l, px, m.cell), m.fhog ()) : std::vector<float> ());
+        }
       }
       std::vector<double> l1; // per filter, sum |coefficient|
       for (const HogFilterModel::Filter &fl : m.filters) {

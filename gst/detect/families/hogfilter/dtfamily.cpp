@@ -3,10 +3,13 @@
 // DtDevice (dthog.h) makes the levels, gradients and block features of every
 // level (three launches), hog.cl's filter kernels correlate the SVM's weights
 // with them at every window position of every level (one launch, sums in
-// double where the device has it), and finish() maps the windows back to the
+// double where the device has it) or the FFT path does (fftconv.h: the block
+// features are already one plane per dimension; tuning hog-eval, auto: by
+// fft_preferred's crossover), and finish() maps the windows back to the
 // frame and groups them as OpenCV does (groupRectangles with its weights, then
 // the boxes clipped to the frame).
 #include "family.h"
+#include "fftconv.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,9 +40,9 @@ public:
     info_.family = "hogfilter";
     info_.label = model_.default_label;
     info_.window = {(model_.cols - 1) * p.block_stride + p.block, (model_.rows - 1) * p.block_stride + p.block};
-    info_.description = "Dalal-Triggs HOG, a linear SVM of " + std::to_string (model_.rows) + "x" +
-                        std::to_string (model_.cols) + " blocks of " + std::to_string (model_.dims ()) +
-                        " features, direct correlation";
+    description_ = "Dalal-Triggs HOG, a linear SVM of " + std::to_string (model_.rows) + "x" +
+                   std::to_string (model_.cols) + " blocks of " + std::to_string (model_.dims ()) + " features";
+    info_.description = description_ + ", direct correlation";
   }
 
   const ModelInfo &info () const override { return info_; }
@@ -50,8 +53,17 @@ public:
 
   cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
-    out->source = DtDevice::source ();
-    out->hash = DtDevice::source_hash ();
+    // direct or FFT correlation (tuning hog-eval; auto: the faster here)
+    fft_ = env.tuning.hog_eval == Tuning::HogEval::Fft ||
+           (env.tuning.hog_eval == Tuning::HogEval::Auto && FftCorrelator::available () &&
+            fft_preferred (env.gpu_schedule, 1, model_.rows, model_.cols));
+    if (fft_ && !FftCorrelator::available ())
+      return {"hog-eval=fft: this build of gpudetect has no FFT evaluation (vkFFT.h was not found when it was "
+              "configured)"};
+    info_.description = description_ + (fft_ ? ", FFT correlation" : ", direct correlation");
+    out->source = DtDevice::source () + "\n" + FftCorrelator::source ();
+    const uint64_t fh = FftCorrelator::source_hash ();
+    out->hash = cl::fnv1a (&fh, sizeof fh, DtDevice::source_hash ());
     out->options = DtDevice::options (env.dev, model_.dt) + " -D HOG_FH=" + std::to_string (model_.rows) +
                    " -D HOG_FW=" + std::to_string (model_.cols) + " -D HOG_NF=1 -D HOG_FILTER_DIMS=" +
                    std::to_string (model_.dims ());
@@ -59,7 +71,7 @@ public:
       out->options += " -D HOG_ACC_DOUBLE";
     compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
     if (compact_) {
-      out->options += " -D HOG_COMPACT";
+      out->options += " -D HOG_COMPACT" + FftCorrelator::options (true);
       if (env.dev.info.platform_name.find ("NVIDIA") != std::string::npos) {
         out->optional_option = "-D WARP_PTX";
         out->options += " " + out->optional_option;
@@ -71,10 +83,22 @@ public:
   cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
     if (cl::Error e = dt_.setup (env.dev, program, model_.dt, !gpu_schedule_))
       return e;
-    if (cl::Error e = cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_))
-      return e;
-    if (cl::Error e = cl::upload_vector (env.dev, &coef_, model_.filters[0].coef))
-      return e;
+    if (fft_) {
+      // the SVM's weights are one plane of rows x cols per feature, as the
+      // filter bank wants them
+      FilterBank bank;
+      bank.rows = model_.rows;
+      bank.cols = model_.cols;
+      bank.dims = model_.dims ();
+      bank.filters.push_back (model_.filters[0].coef);
+      if (cl::Error e = fftconv_.setup (env.dev, program, bank, gpu_schedule_, compact_))
+        return e;
+    } else {
+      if (cl::Error e = cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_))
+        return e;
+      if (cl::Error e = cl::upload_vector (env.dev, &coef_, model_.filters[0].coef))
+        return e;
+    }
     return cl::make_buffer (env.dev, &thresholds_, sizeof (float));
   }
 
@@ -111,7 +135,15 @@ public:
       return e;
     windows_ = dp.windows;
     bound_cand_ = nullptr;
-    if (!gpu_schedule_) {
+    if (fft_) {
+      // each level's block features: blocks_y x blocks_x at block_offset of
+      // every feature plane; its windows are the filter's positions there
+      std::vector<FeatureLevel> levels;
+      for (const DtLevel &l : dp.levels)
+        levels.push_back ({l.blocks_y, l.blocks_x, l.block_offset, l.first_window});
+      if (cl::Error e = fftconv_.geometry (levels, dt_.plane (), dt_.features (), thresholds_))
+        return e;
+    } else if (!gpu_schedule_) {
       // tiles of up to kTile windows of each row of each level
       std::vector<cl_int4> tiles;
       for (size_t li = 0; li < dp.levels.size (); li++) {
@@ -144,6 +176,11 @@ public:
   }
 
   cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override {
+    if (fft_) {
+      if (cl::Error e = dt_.enqueue (frame.src, frame.candidates, l))
+        return e;
+      return fftconv_.enqueue (frame.candidates, frame.capacity, l);
+    }
     if (bound_cand_ != frame.candidates.get ()) {
       GPUDETECT_CL_TRY (cl::set_args_from (filters_.get (), 7, frame.candidates, frame.capacity));
       bound_cand_ = frame.candidates.get ();
@@ -202,7 +239,10 @@ public:
 private:
   HogFilterModel model_;
   ModelInfo info_;
+  std::string description_;
   bool gpu_schedule_ = true, compact_ = false;
+  bool fft_ = false; // the SVM evaluated through the frequency domain
+  FftCorrelator fftconv_;
   DtDevice dt_;
   cl::Kernel filters_;
   cl::Mem coef_, thresholds_, tiles_;
