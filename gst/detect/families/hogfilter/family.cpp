@@ -59,12 +59,8 @@ public:
     gpu_schedule_ = env.gpu_schedule;
     // direct or FFT correlation (tuning hog-eval; auto: the faster here)
     const int nf = static_cast<int> (model_.filters.size ());
-    fft_ = env.tuning.hog_eval == Tuning::HogEval::Fft ||
-           (env.tuning.hog_eval == Tuning::HogEval::Auto && FftCorrelator::available () &&
-            fft_preferred (env.gpu_schedule, nf, model_.rows, model_.cols));
-    if (fft_ && !FftCorrelator::available ())
-      return {"hog-eval=fft: this build of gpudetect has no FFT evaluation (vkFFT.h was not found when it was "
-              "configured)"};
+    if (cl::Error e = choose_fft (env, nf, model_.rows, model_.cols, &fft_))
+      return e;
     info_.description = description_ + (fft_ ? ", FFT correlation" : ", direct correlation");
     out->source = FhogDevice::source () + "\n" + FftCorrelator::source ();
     const uint64_t fh = FftCorrelator::source_hash ();

@@ -35,6 +35,16 @@ bool fft_preferred (bool gpu, int filters, int rows, int cols) {
   return static_cast<double> (rows) * cols >= c.a / std::max (filters, 1) + c.b;
 }
 
+cl::Error choose_fft (const BuildEnv &env, int filters, int rows, int cols, bool *fft) {
+  *fft = env.tuning.hog_eval == Tuning::HogEval::Fft ||
+         (env.tuning.hog_eval == Tuning::HogEval::Auto && FftCorrelator::available () &&
+          fft_preferred (env.gpu_schedule, filters, rows, cols));
+  if (*fft && !FftCorrelator::available ())
+    return {"hog-eval=fft: this build of gpudetect has no FFT evaluation (vkFFT.h was not found when it was "
+            "configured)"};
+  return {};
+}
+
 std::string FftCorrelator::source () { return kernels::hog_fft_source; }
 
 uint64_t FftCorrelator::source_hash () { return kernels::hog_fft_hash; }

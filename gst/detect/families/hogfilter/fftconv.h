@@ -55,6 +55,11 @@ struct FeatureLevel {
 // a part per filter and cell; both grow alike with the feature dimensions.
 bool fft_preferred (bool gpu, int filters, int rows, int cols);
 
+// Tuning hog-eval's choice for `filters` filters of rows x cols under `env`
+// (auto: fft_preferred where this build has the FFT evaluation): *fft; an
+// error where fft is asked for and this build has none.
+cl::Error choose_fft (const BuildEnv &env, int filters, int rows, int cols, bool *fft);
+
 class FftCorrelator {
 public:
   static bool available () { return VkfftPlan::available (); }
