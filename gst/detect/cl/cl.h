@@ -207,4 +207,8 @@ template <typename... A> cl_int set_args_from (cl_kernel k, cl_uint first, const
 template <typename... A> cl_int set_args (cl_kernel k, const A &...a) { return set_args_from (k, 0, a...); }
 
 } // namespace cl
+
+// v rounded up to a multiple of m (global work sizes).
+inline size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
+
 } // namespace gpudetect

@@ -19,13 +19,24 @@
 #include "pyramid.h"
 #include "tuning.h"
 
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace gpudetect {
+
+// The least float s with (double) s >= t: a threshold the device compares
+// with float scores, where the reference compares doubles with t.
+inline float float_at_least (double t) {
+  float f = static_cast<float> (t);
+  if (static_cast<double> (f) < t)
+    f = std::nextafter (f, std::numeric_limits<float>::infinity ());
+  return f;
+}
 
 // What to search for, changeable between frames.
 struct SearchParams {

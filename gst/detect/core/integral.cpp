@@ -4,12 +4,6 @@
 
 namespace gpudetect {
 
-namespace {
-
-size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
-
-} // namespace
-
 void IntegralPyramid::configure (const BuildEnv &env, const Planes &planes) {
   planes_ = planes;
   gpu_schedule_ = env.gpu_schedule;

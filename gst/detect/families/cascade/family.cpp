@@ -41,8 +41,6 @@ struct DevHaarFeature {
   cl_float w[4];
 };
 
-size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
-
 class CascadeFamily final : public Family {
 public:
   explicit CascadeFamily (CascadeModel m) : model_ (std::move (m)) {

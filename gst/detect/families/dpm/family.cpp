@@ -39,21 +39,10 @@ constexpr int kTile = 64;     // DPM_TILE (kernels/dpm.cl)
 constexpr int kLevelInts = 12; // DPM_LV
 constexpr int kImageInts = 8;  // DPM_IM
 
-size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
-
 cl_int float_bits (float f) {
   cl_int i;
   std::memcpy (&i, &f, sizeof i);
   return i;
-}
-
-// The least float s with (double) s >= t: cv::dpm compares its double score
-// with the threshold.
-float float_at_least (double t) {
-  float f = static_cast<float> (t);
-  if (static_cast<double> (f) < t)
-    f = std::nextafter (f, std::numeric_limits<float>::infinity ());
-  return f;
 }
 
 // Filters of one size applied to the same levels, their output planes

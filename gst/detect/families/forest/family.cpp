@@ -32,8 +32,6 @@ const std::vector<int> kDefaultRegroup = {11, 154, 600};
 // lost).
 constexpr size_t kMaxListItems = size_t (1) << 22;
 
-size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
-
 class ForestFamily final : public Family {
 public:
   explicit ForestFamily (ForestModel m) : model_ (std::move (m)) {

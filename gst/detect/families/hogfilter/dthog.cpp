@@ -16,8 +16,6 @@ constexpr double kPi = 3.1415926535897932384626433832795; // CV_PI
 constexpr int kPolarPart = 1024; // cartToPolar converts a row in parts of this many values
 constexpr int kPolarLanes = 16;  // a part shorter than two AVX2 vectors takes the scalar code
 
-size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
-
 // OpenCV's fastAtan2 coefficients (degrees), as its float constants.
 struct AtanConsts {
   float p1, p3, p5, p7, deg, eps;

@@ -25,17 +25,6 @@ namespace {
 constexpr int kWg = 256; // WGF (kernels/compact.cl)
 constexpr int kTile = 64; // HOG_TILE (kernels/hog.cl)
 
-size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
-
-// The least float s with (double) s >= t: dlib compares its float score with
-// a double threshold.
-float float_at_least (double t) {
-  float f = static_cast<float> (t);
-  if (static_cast<double> (f) < t)
-    f = std::nextafter (f, std::numeric_limits<float>::infinity ());
-  return f;
-}
-
 class HogFilterFamily final : public Family {
 public:
   explicit HogFilterFamily (HogFilterModel m) : model_ (std::move (m)) {

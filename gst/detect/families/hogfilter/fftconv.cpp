@@ -15,8 +15,6 @@ constexpr int kFilterGroup = 4;   // FFT_FG (kernels/hog_fft.cl)
 constexpr int kPatchGroup = 4;    // FFT_PG
 constexpr size_t kCachedPlans = 9; // three sizes' forward, filter and inverse plans
 
-size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
-
 // fft_preferred's rule, rows x cols >= a / filters + b.
 struct Crossover {
   double a, b;

@@ -10,8 +10,6 @@ namespace gpudetect {
 
 namespace {
 
-size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
-
 cl_int float_bits (float f) {
   cl_int i;
   std::memcpy (&i, &f, sizeof i);

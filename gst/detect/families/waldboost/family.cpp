@@ -40,8 +40,6 @@ constexpr int kDefaultSyncFirst = 4, kDefaultSyncStep = 4;
 // divisors say: a crowd of faces keeps many windows undecided.
 constexpr size_t kMinListItems = 65536;
 
-size_t round_up (size_t v, size_t m) { return (v + m - 1) / m * m; }
-
 // The kernels' final threshold: fixed point, or a float for float_sums models
 // (set through cl::set_args like any argument).
 struct Gamma {
