@@ -105,7 +105,8 @@ inline int fft_level_of (__global const int8 *lv, int nlevels, int gid)
 /* The scores at every valid position of every level, each (position,
  * filter) reaching the filter's threshold appended to the candidates.
  * Level descriptors, int8: patchwork, top row and left column in it,
- * positions across, positions down, first item, first window, unused.
+ * positions across, positions down, first item, first window, the level's
+ * offset in the feature planes.
  * scores: patchworks x filters planes of R x S (the inverse transforms);
  * window index (first window + y * across + x) * filters + filter. */
 #ifdef FFT_COMPACT
@@ -145,6 +146,26 @@ fft_extract (__global const int8 *levels, int nlevels, int nitems, __global cons
       candidate_emit (cand, capacity, win, s);
 #endif
   }
+}
+
+/* Every valid score into the caller's planes (fftconv.h, enqueue_dense): a
+ * work-item per position of every level, filter f's score at plane
+ * first_plane + f, at the level's feature offset, rows of (across + fcols -
+ * 1) values (the feature plane's). */
+__kernel void
+fft_dense (__global const int8 *levels, int nlevels, int nitems, __global const float *scores, int rows, int stride,
+           int filters, int fcols, __global float *out, int plane, int first_plane)
+{
+  const int gid = get_global_id (0);
+  if (gid >= nitems)
+    return;
+  const int8 d = levels[fft_level_of (levels, nlevels, gid)];
+  const int i = gid - d.s5, wy = i / d.s3, wx = i - wy * d.s3;
+  __global const float *base = scores + ((size_t) d.s0 * filters * rows + d.s1 + wy) * stride + d.s2 + wx;
+  const size_t fplane = (size_t) rows * stride;
+  __global float *o = out + (size_t) first_plane * plane + d.s7 + (size_t) wy * (d.s3 + fcols - 1) + wx;
+  for (int f = 0; f < filters; f++)
+    o[(size_t) f * plane] = base[(size_t) f * fplane];
 }
 
 /* --- the CPU schedule: a work-item per row, along the row in the innermost

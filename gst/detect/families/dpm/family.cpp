@@ -9,7 +9,10 @@
 //   dpm_correlate   every filter at every position of the levels it applies to
 //                   (roots on levels >= interval, parts on the twice-resolution
 //                   levels), a work-item per position computing a bank of
-//                   filters of one size (CPU schedule: dpm_correlate_rows)
+//                   filters of one size (CPU schedule: dpm_correlate_rows);
+//                   or, for a bank past the FFT crossover (tuning hog-eval),
+//                   the FFT path (fftconv.h: 6 launches a bank, its scores
+//                   written into the same response planes)
 //   dpm_dt_rows     the parts' distance transform over cv::dpm's window, rows
 //   dpm_dt_cols     then columns
 //   dpm_scores      a work-item per root position of every component: root +
@@ -22,6 +25,7 @@
 // position and the component at once.
 #include "family.h"
 
+#include "families/hogfilter/fftconv.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -50,6 +54,7 @@ cl_int float_bits (float f) {
 struct Bank {
   int rows = 0, cols = 0;
   bool root = false;
+  bool fft = false; // through the frequency domain
   std::vector<const DpmFilter *> filters;
   int first_plane = 0, coef_offset = 0;
 };
@@ -68,9 +73,10 @@ public:
       parts += c.parts.size ();
     }
     info_.window = {w, h};
-    info_.description = "deformable part model, " + std::to_string (model_.components.size ()) + " components, " +
-                        std::to_string (parts) + " parts, " + std::to_string (kDpmDims) + " features of " +
-                        std::to_string (model_.sbin) + " px cells, direct correlation";
+    description_ = "deformable part model, " + std::to_string (model_.components.size ()) + " components, " +
+                   std::to_string (parts) + " parts, " + std::to_string (kDpmDims) + " features of " +
+                   std::to_string (model_.sbin) + " px cells";
+    info_.description = description_ + ", direct correlation";
     // banks: roots, then parts, grouped by size in order of appearance
     int plane = 0;
     auto add = [&] (const DpmFilter &f, bool root) {
@@ -111,11 +117,26 @@ public:
 
   cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
+    // each bank directly or through the FFT (tuning hog-eval; auto: the
+    // faster for its count and size here)
+    int nfft = 0;
+    for (Bank &b : banks_) {
+      if (cl::Error e = choose_fft (env, static_cast<int> (b.filters.size ()), b.rows, b.cols, &b.fft))
+        return e;
+      nfft += b.fft;
+    }
+    info_.description = description_ + (nfft == 0 ? ", direct correlation"
+                                        : nfft == static_cast<int> (banks_.size ()) ? ", FFT correlation"
+                                                                                    : ", FFT and direct correlation");
     out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
                   kernels::candidates_source + "\n" + kernels::pyramid_source + "\n" + kernels::dpm_source;
     uint64_t hash = kernels::warp_hash;
     for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::dpm_hash})
       hash = hash * 1099511628211ull ^ h;
+    if (nfft > 0) {
+      out->source += "\n" + FftCorrelator::source ();
+      hash = hash * 1099511628211ull ^ FftCorrelator::source_hash ();
+    }
     out->hash = hash;
     out->options = " -D DPM_D=" + std::to_string (kDpmDims) + " -D DPM_FMAX=" + std::to_string (std::max (fmax_, 1)) +
                    " -D DPM_NCOMP=" + std::to_string (model_.components.size ()) +
@@ -127,7 +148,7 @@ public:
       out->options += " -D DPM_FP64";
     compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
     if (compact_) {
-      out->options += " -D DPM_COMPACT";
+      out->options += " -D DPM_COMPACT" + std::string (nfft > 0 ? FftCorrelator::options (true) : "");
       if (env.dev.info.platform_name.find ("NVIDIA") != std::string::npos) {
         out->optional_option = "-D WARP_PTX";
         out->options += " " + out->optional_option;
@@ -161,6 +182,30 @@ public:
                   static_cast<float> (b.filters[f]->at (y, x, d));
     }
     if (cl::Error e = cl::upload_vector (env.dev, &coef_, coef))
+      return e;
+    // the FFT banks: each filter's 32 planes of rows x cols
+    ffts_.clear ();
+    for (const Bank &b : banks_) {
+      ffts_.emplace_back ();
+      if (!b.fft)
+        continue;
+      FilterBank bank;
+      bank.rows = b.rows;
+      bank.cols = b.cols;
+      bank.dims = kDpmDims;
+      for (const DpmFilter *f : b.filters) {
+        std::vector<float> c (static_cast<size_t> (kDpmDims) * b.rows * b.cols);
+        for (int d = 0; d < kDpmDims; d++)
+          for (int y = 0; y < b.rows; y++)
+            for (int x = 0; x < b.cols; x++)
+              c[(static_cast<size_t> (d) * b.rows + y) * b.cols + x] = static_cast<float> (f->at (y, x, d));
+        bank.filters.push_back (std::move (c));
+      }
+      ffts_.back () = std::make_unique<FftCorrelator> ();
+      if (cl::Error e = ffts_.back ()->setup (env.dev, program, bank, gpu_schedule_, compact_))
+        return e;
+    }
+    if (cl::Error e = cl::make_buffer (env.dev, &fft_thresholds_, std::max (fmax_, 1) * sizeof (float)))
       return e;
     // deformation costs: per part, 2 DPM_HW + 1 for x, then for y
     std::vector<float> costs;
@@ -207,7 +252,11 @@ public:
 private:
   DpmModel model_;
   ModelInfo info_;
+  std::string description_;
   std::vector<Bank> banks_;
+  std::vector<std::unique_ptr<FftCorrelator>> ffts_; // per bank, where it takes the FFT path
+  cl::Mem fft_thresholds_;                           // the FFT path's, not read (dense scores)
+  size_t resp_plane_ = 1;
   std::map<const DpmFilter *, int> plane_of_;
   int nplanes_ = 0, fmax_ = 0, nparts_ = 0;
   bool gpu_schedule_ = true, compact_ = false, fp64_ = false, allow_fp64_ = true;
@@ -305,7 +354,9 @@ cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
   std::vector<cl_int> cj;
   int items = 0;
   auto part_level = [&] (int li) { return li + dp.interval < nl && g.levels[li + dp.interval].nx > 0; };
-  for (const Bank &b : banks_)
+  std::vector<std::vector<FeatureLevel>> fft_levels (banks_.size ());
+  for (size_t bi = 0; bi < banks_.size (); bi++) {
+    const Bank &b = banks_[bi];
     for (int li = 0; li < nl; li++) {
       const DpmLevel &l = dp.levels[li];
       if (!(b.root ? g.levels[li].nx > 0 : part_level (li)))
@@ -313,10 +364,15 @@ cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
       const int vw = l.feat_w - b.cols + 1, vh = l.feat_h - b.rows + 1;
       if (vw <= 0 || vh <= 0)
         continue;
+      if (b.fft) {
+        fft_levels[bi].push_back ({l.feat_h, l.feat_w, l.feat_offset, 0});
+        continue;
+      }
       cj.insert (cj.end (), {li, b.rows, b.cols, static_cast<cl_int> (b.filters.size ()), b.first_plane,
                              b.coef_offset, items, vw});
       items += gpu_schedule_ ? vw * vh : vh * ((vw + kTile - 1) / kTile);
     }
+  }
   corr_items_ = items;
   // distance transform jobs: every part on every part level
   std::vector<cl_int> dj;
@@ -381,6 +437,11 @@ cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
                       {&dt_, dtp * std::max (nparts_, 1) * sizeof (float)}})
     if (cl::Error e = cl::make_buffer (dev, m, n))
       return e;
+  for (size_t bi = 0; bi < banks_.size (); bi++)
+    if (ffts_[bi])
+      if (cl::Error e = ffts_[bi]->geometry (fft_levels[bi], plane, feats_, fft_thresholds_))
+        return e;
+  resp_plane_ = plane;
   // one images kernel per generation
   images_.clear ();
   image_items_.clear ();
@@ -454,11 +515,17 @@ cl::Error DpmFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
   for (auto [k, n, phase] : {std::tuple<cl_kernel, size_t, Phase> {gradients_.get (), npixels_, Phase::Integral},
                              {cells_.get (), ncells_, Phase::Integral},
                              {features_.get (), nfeat_, Phase::Integral},
-                             {correlate_.get (), corr_items_, Phase::First},
-                             {dt_rows_.get (), dt_row_items_, Phase::Rest},
-                             {dt_cols_.get (), dt_col_items_, Phase::Rest}})
+                             {correlate_.get (), corr_items_, Phase::First}})
     if (n > 0)
       if (cl::Error e = l.launch (k, round_up (n, local), local, phase))
+        return e;
+  for (size_t bi = 0; bi < banks_.size (); bi++)
+    if (ffts_[bi])
+      if (cl::Error e = ffts_[bi]->enqueue_dense (resp_, resp_plane_, banks_[bi].first_plane, l))
+        return e;
+  for (auto [k, n] : {std::pair<cl_kernel, size_t> {dt_rows_.get (), dt_row_items_}, {dt_cols_.get (), dt_col_items_}})
+    if (n > 0)
+      if (cl::Error e = l.launch (k, round_up (n, local), local, Phase::Rest))
         return e;
   const size_t sl = compact_ ? kWg : local;
   return l.launch (scores_.get (), round_up (score_items_, sl), sl, Phase::Rest);
@@ -510,6 +577,7 @@ public:
     GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (q_, k, 1, nullptr, &global, local ? &local : nullptr, 0, nullptr, nullptr));
     return {};
   }
+  cl::Error library (const std::function<cl::Error (cl_command_queue)> &enqueue, int) override { return enqueue (q_); }
 
 private:
   cl_command_queue q_;

@@ -76,7 +76,8 @@ cl::Error FftCorrelator::setup (const cl::Device &dev, const cl::Program &progra
   for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&pack_, gpu ? "fft_pack" : "fft_pack_rows"},
                                 {&place_, "fft_place_filters"},
                                 {&mac_, gpu ? "fft_mac" : "fft_mac_rows"},
-                                {&extract_, gpu ? "fft_extract" : "fft_extract_rows"}})
+                                {&extract_, gpu ? "fft_extract" : "fft_extract_rows"},
+                                {&dense_, "fft_dense"}})
     if (cl::Error e = cl::create_kernel (program, name, k))
       return e;
   if (cl::Error e = cl::upload_vector (dev, &coef_, coef))
@@ -191,7 +192,7 @@ cl::Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size
             static_cast<cl_int> (l.offset + static_cast<size_t> (y) * l.cols + x);
     cl_int8 d = {};
     const int across = l.cols - bank_.cols + 1, down = l.rows - bank_.rows + 1;
-    const int v[8] = {p.patch, p.y, p.x, across, down, positions_, l.first_window, 0};
+    const int v[8] = {p.patch, p.y, p.x, across, down, positions_, l.first_window, static_cast<int> (l.offset)};
     std::memcpy (d.s, v, sizeof v);
     for (int y = 0; y < down; y++)
       prows.push_back ({{static_cast<cl_int> (lv.size ()), y}});
@@ -201,6 +202,8 @@ cl::Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size
     positions_ += across * down;
   }
   nlevels_ = static_cast<int> (lv.size ());
+  rows_ = rows;
+  stride_ = stride;
   if (cl::Error e = cl::upload_vector (*dev_, &map_, map))
     return e;
   if (cl::Error e = cl::upload_vector (*dev_, &levels_, lv))
@@ -259,13 +262,7 @@ size_t FftCorrelator::score_index (int level, int filter, int y, int x) const {
   return ((static_cast<size_t> (p.patch) * bank_.filters.size () + filter) * plan_.rows + p.y + y) * stride + p.x + x;
 }
 
-cl::Error FftCorrelator::enqueue (const cl::Mem &candidates, cl_uint capacity, Launcher &l) {
-  if (positions_ == 0)
-    return {};
-  if (bound_cand_ != candidates.get ()) {
-    GPUDETECT_CL_TRY (cl::set_args_from (extract_.get (), 8, candidates, capacity));
-    bound_cand_ = candidates.get ();
-  }
+cl::Error FftCorrelator::enqueue_scores (Launcher &l) {
   // the CPU schedule's work-items are rows: small work-groups, so that
   // both cores get some
   const size_t items = gpu_ ? kLocal : 8;
@@ -276,11 +273,32 @@ cl::Error FftCorrelator::enqueue (const cl::Mem &candidates, cl_uint capacity, L
     return e;
   if (cl::Error e = l.launch (mac_.get (), round_up (mac_items_, items), items, Phase::First))
     return e;
-  if (cl::Error e = l.library ([this] (cl_command_queue q) { return inv_->enqueue (q, out_.get ()); },
-                               inv_->launches ()))
+  return l.library ([this] (cl_command_queue q) { return inv_->enqueue (q, out_.get ()); }, inv_->launches ());
+}
+
+cl::Error FftCorrelator::enqueue (const cl::Mem &candidates, cl_uint capacity, Launcher &l) {
+  if (positions_ == 0)
+    return {};
+  if (bound_cand_ != candidates.get ()) {
+    GPUDETECT_CL_TRY (cl::set_args_from (extract_.get (), 8, candidates, capacity));
+    bound_cand_ = candidates.get ();
+  }
+  if (cl::Error e = enqueue_scores (l))
     return e;
-  const size_t local = compact_ ? kWg : items;
+  const size_t local = compact_ ? kWg : (gpu_ ? kLocal : 8);
   return l.launch (extract_.get (), round_up (std::max (extract_items_, 1), local), local, Phase::First);
+}
+
+cl::Error FftCorrelator::enqueue_dense (const cl::Mem &out, size_t plane, int first_plane, Launcher &l) {
+  if (positions_ == 0)
+    return {};
+  if (cl::Error e = enqueue_scores (l))
+    return e;
+  GPUDETECT_CL_TRY (cl::set_args (dense_.get (), levels_, cl_int (nlevels_), cl_int (positions_), out_, cl_int (rows_),
+                                  cl_int (stride_), cl_int (bank_.filters.size ()), cl_int (bank_.cols), out,
+                                  cl_int (plane), cl_int (first_plane)));
+  const size_t local = gpu_ ? kLocal : 8;
+  return l.launch (dense_.get (), round_up (positions_, local), local, Phase::First);
 }
 
 } // namespace gpudetect

@@ -82,6 +82,11 @@ public:
   cl::Error geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
                       const cl::Mem &thresholds);
   cl::Error enqueue (const cl::Mem &candidates, cl_uint capacity, Launcher &l);
+  // Instead of candidates: every valid score written into the caller's
+  // planes, filter f's at plane first_plane + f (`plane` floats apart), each
+  // level's at its features' offset and row length (the feature planes'
+  // layout; DPM's responses).  The thresholds are not read.
+  cl::Error enqueue_dense (const cl::Mem &out, size_t plane, int first_plane, Launcher &l);
 
   const PatchworkPlan &patchworks () const { return plan_; }
   // Launches a frame takes (0 where no level has a position).
@@ -99,7 +104,9 @@ private:
   const cl::Device *dev_ = nullptr;
   FilterBank bank_;
   bool gpu_ = true, compact_ = false;
-  cl::Kernel pack_, place_, mac_, extract_;
+  cl::Error enqueue_scores (Launcher &l);
+
+  cl::Kernel pack_, place_, mac_, extract_, dense_;
   cl::Mem coef_;
   PatchworkPlan plan_;
   std::vector<PatchworkPlace> places_; // per level
@@ -107,7 +114,7 @@ private:
   int spectra_rows_ = 0, spectra_cols_ = 0; // the size spectra_ was made for
   std::vector<std::unique_ptr<VkfftPlan>> plans_; // cached, most recent last
   const VkfftPlan *fwd_ = nullptr, *inv_ = nullptr;
-  int positions_ = 0, nlevels_ = 0, pack_items_ = 0, mac_items_ = 0, extract_items_ = 0;
+  int positions_ = 0, nlevels_ = 0, pack_items_ = 0, mac_items_ = 0, extract_items_ = 0, rows_ = 0, stride_ = 0;
   cl_mem bound_cand_ = nullptr;
 };
 
