@@ -81,6 +81,17 @@ struct ProgramSpec {
   std::string optional_option;
 };
 
+// NVIDIA's own OpenCL platform: the shared compaction's counts through warp
+// votes in inline PTX (kernels/warp.cl), as the optional option, so that a
+// driver that refuses the PTX gets the portable code.  Appended to
+// out->options.
+inline void add_warp_ptx (const cl::DeviceInfo &dev, ProgramSpec *out) {
+  if (dev.platform_name.find ("NVIDIA") == std::string::npos)
+    return;
+  out->optional_option = "-D WARP_PTX";
+  out->options += " " + out->optional_option;
+}
+
 // A frame's launches: the core chains the first after the upload, and keeps
 // each command's profiling event under its phase.
 class Launcher {

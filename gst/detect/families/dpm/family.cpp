@@ -149,10 +149,7 @@ public:
     compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
     if (compact_) {
       out->options += " -D DPM_COMPACT" + std::string (nfft > 0 ? FftCorrelator::options (true) : "");
-      if (env.dev.info.platform_name.find ("NVIDIA") != std::string::npos) {
-        out->optional_option = "-D WARP_PTX";
-        out->options += " " + out->optional_option;
-      }
+      add_warp_ptx (env.dev.info, out);
     }
     return {};
   }

@@ -58,10 +58,7 @@ public:
     compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
     if (compact_) {
       out->options += " -D HOG_COMPACT" + FftCorrelator::options (true);
-      if (env.dev.info.platform_name.find ("NVIDIA") != std::string::npos) {
-        out->optional_option = "-D WARP_PTX";
-        out->options += " " + out->optional_option;
-      }
+      add_warp_ptx (env.dev.info, out);
     }
     return {};
   }

@@ -152,11 +152,9 @@ cl::Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
     opts += " -D WB_FLOAT_SUMS";
   // NVIDIA GPUs: the survivor counts through warp votes (kernels/warp.cl),
   // retried without where the driver refuses the inline PTX.
-  if (gpu_schedule_ && dev.platform_name.find ("NVIDIA") != std::string::npos) {
-    out->optional_option = "-D WARP_PTX";
-    opts += " " + out->optional_option;
-  }
   out->options = opts;
+  if (gpu_schedule_)
+    add_warp_ptx (dev, out);
   out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
                 kernels::candidates_source + "\n" + kernels::pyramid_source + "\n" + kernels::waldboost_source;
   uint64_t hash = kernels::warp_hash;
