@@ -17,6 +17,7 @@
 //
 //   test-dlib-parity [--min-f1 F] [--min-iou I] [--min-equal E] [--threshold T]... IMAGE.pgm...
 #include "check.h"
+#include "pgm.h"
 
 #include "detector.h"
 #include "families/hogfilter/family.h"
@@ -32,23 +33,6 @@
 using namespace gpudetect;
 
 namespace {
-
-struct Grey {
-  int cols = 0, rows = 0;
-  std::vector<uint8_t> px;
-};
-
-bool read_pgm (const std::string &path, Grey *g) {
-  std::ifstream f (path, std::ios::binary);
-  std::string magic;
-  int maxval = 0;
-  if (!(f >> magic >> g->cols >> g->rows >> maxval) || magic != "P5" || maxval != 255 || g->cols <= 0 || g->rows <= 0)
-    return false;
-  f.get ();
-  g->px.resize (static_cast<size_t> (g->cols) * g->rows);
-  f.read (reinterpret_cast<char *> (g->px.data ()), g->px.size ());
-  return static_cast<bool> (f);
-}
 
 Rect from_dlib (const dlib::rectangle &r) {
   return {static_cast<int> (r.left ()), static_cast<int> (r.top ()), static_cast<int> (r.width ()),

@@ -8,6 +8,7 @@
 //
 //   test-dpm-device --model PATH [--threshold T] FRAME.pgm...
 #include "check.h"
+#include "pgm.h"
 
 #include "detector.h"
 #include "families/dpm/family.h"
@@ -21,23 +22,6 @@
 using namespace gpudetect;
 
 namespace {
-
-struct Grey {
-  int cols = 0, rows = 0;
-  std::vector<uint8_t> px;
-};
-
-bool read_pgm (const std::string &path, Grey *g) {
-  std::ifstream f (path, std::ios::binary);
-  std::string magic;
-  int maxval = 0;
-  if (!(f >> magic >> g->cols >> g->rows >> maxval) || magic != "P5" || maxval != 255 || g->cols <= 0 || g->rows <= 0)
-    return false;
-  f.get ();
-  g->px.resize (static_cast<size_t> (g->cols) * g->rows);
-  f.read (reinterpret_cast<char *> (g->px.data ()), g->px.size ());
-  return static_cast<bool> (f);
-}
 
 bool close (double a, double b) { return std::fabs (a - b) <= 1e-3 * std::max (std::fabs (b), 1.0); }
 

@@ -15,6 +15,7 @@
 //   test-forest-schedules --write-models DIR IMAGE.pgm...   (the made models, for gpudetect-bench and
 //                                                            the element test)
 #include "check.h"
+#include "pgm.h"
 #include "detector.h"
 #include "families/forest/model.h"
 
@@ -32,24 +33,6 @@
 using namespace gpudetect;
 
 namespace {
-
-struct Grey {
-  int cols = 0, rows = 0;
-  std::vector<uint8_t> px;
-};
-
-// A binary PGM (P5, 8 bits).
-bool read_pgm (const std::string &path, Grey *g) {
-  std::ifstream f (path, std::ios::binary);
-  std::string magic;
-  int maxval = 0;
-  if (!(f >> magic >> g->cols >> g->rows >> maxval) || magic != "P5" || maxval != 255 || g->cols <= 0 || g->rows <= 0)
-    return false;
-  f.get ();
-  g->px.resize (static_cast<size_t> (g->cols) * g->rows);
-  f.read (reinterpret_cast<char *> (g->px.data ()), g->px.size ());
-  return static_cast<bool> (f);
-}
 
 using Key = std::tuple<int, int, int>; // level, x, y
 

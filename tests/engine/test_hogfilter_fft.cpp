@@ -17,6 +17,7 @@
 //   test-hogfilter-fft [--model NAME]... [--max-images N] [--made N] IMAGE.pgm...
 // (--made: the first N made models only, 4 by default)
 #include "check.h"
+#include "pgm.h"
 
 #include "detector.h"
 #include "families/hogfilter/family.h"
@@ -34,25 +35,6 @@
 using namespace gpudetect;
 
 namespace {
-
-struct Grey {
-  std::string name;
-  int cols = 0, rows = 0;
-  std::vector<uint8_t> px;
-};
-
-bool read_pgm (const std::string &path, Grey *g) {
-  std::ifstream f (path, std::ios::binary);
-  std::string magic;
-  int maxval = 0;
-  if (!(f >> magic >> g->cols >> g->rows >> maxval) || magic != "P5" || maxval != 255 || g->cols <= 0 || g->rows <= 0)
-    return false;
-  f.get ();
-  g->px.resize (static_cast<size_t> (g->cols) * g->rows);
-  f.read (reinterpret_cast<char *> (g->px.data ()), g->px.size ());
-  g->name = path.substr (path.find_last_of ('/') + 1);
-  return static_cast<bool> (f);
-}
 
 Grey noise (int cols, int rows) {
   Grey g;

@@ -11,6 +11,7 @@
 // (a model file is also tried with only its first 8 and 20 stages)
 //   test-waldboost-schedules --write-models DIR   (the made models, for gpudetect-bench)
 #include "check.h"
+#include "pgm.h"
 #include "detector.h"
 #include "families/waldboost/model.h"
 
@@ -27,25 +28,6 @@
 using namespace gpudetect;
 
 namespace {
-
-struct Grey {
-  int cols = 0, rows = 0;
-  std::vector<uint8_t> px;
-  uint8_t at (int y, int x) const { return px[static_cast<size_t> (y) * cols + x]; }
-};
-
-// A binary PGM (P5, 8 bits).
-bool read_pgm (const std::string &path, Grey *g) {
-  std::ifstream f (path, std::ios::binary);
-  std::string magic;
-  int maxval = 0;
-  if (!(f >> magic >> g->cols >> g->rows >> maxval) || magic != "P5" || maxval != 255 || g->cols <= 0 || g->rows <= 0)
-    return false;
-  f.get ();
-  g->px.resize (static_cast<size_t> (g->cols) * g->rows);
-  f.read (reinterpret_cast<char *> (g->px.data ()), g->px.size ());
-  return static_cast<bool> (f);
-}
 
 // A level of the plan resampled as kernels/pyramid.cl does, and its
 // integrals (32-bit, wrapping), as OpenCV's cv::integral.
