@@ -116,6 +116,64 @@ hog_down (__global uchar *pix, int src_off, int src_w, int dst_off, int dst_w, i
   pix[dst_off + gid] = out;
 }
 
+/* CPU schedule of the same: a work-item per output row; dlib's 4-lane
+ * columns 8 at a time in vectors, the same operations lane by lane, from
+ * chunks (int16 per 8 columns: their left sources, then the bits of their
+ * fractions; each chunk's sources within 16 bytes of its first, so that one
+ * load and a shuffle give them all), the other columns one by one. */
+__kernel void
+hog_down_rows (__global uchar *pix, int src_off, int src_w, int dst_off, int dst_w, int dst_h,
+               __global const int4 *rows,
+#ifdef HOG_FP64
+               __global const double *rows_tb,
+#else
+               __global const float *rows_tb,
+#endif
+               __global const int4 *cols, __global const int16 *chunks, int nchunks)
+{
+  const int r = get_global_id (0);
+  if (r >= dst_h)
+    return;
+  const int4 ro = rows[r];
+  __global const uchar *top = pix + src_off + (size_t) ro.x * src_w;
+  __global const uchar *bot = pix + src_off + (size_t) ro.y * src_w;
+  __global uchar *out = pix + dst_off + (size_t) r * dst_w;
+  const float tbf = as_float (ro.z), itbf = as_float (ro.w);
+  for (int k = 0; k < nchunks; k++) {
+    const int16 ch = chunks[k];
+    const int base = ch.s0;
+    const uchar8 rel = convert_uchar8 (ch.lo - base);
+    const uchar16 t = vload16 (0, top + base), b = vload16 (0, bot + base);
+    const float8 tl = convert_float8 (shuffle (t, rel)), tr = convert_float8 (shuffle (t, rel + (uchar8) 1));
+    const float8 bl = convert_float8 (shuffle (b, rel)), br = convert_float8 (shuffle (b, rel + (uchar8) 1));
+    const float8 lr = as_float8 (ch.hi), ilr = 1.0f - lr;
+    const float8 v = (itbf * ilr) * tl + (itbf * lr) * tr + (tbf * ilr) * bl + (tbf * lr) * br;
+    const float8 fl = floor (v);
+    vstore8 (convert_uchar8 (min (fl + select ((float8) 0.0f, (float8) 1.0f, v - fl >= 0.5f), 255.0f)), k, out);
+  }
+  for (int c = nchunks * 8; c < dst_w; c++) {
+    const int4 co = cols[c];
+    const float tl = top[co.x], tr = top[co.y], bl = bot[co.x], br = bot[co.y];
+    const float lr = as_float (co.z);
+    if (co.w) {
+      const float ilr = 1.0f - lr;
+      const float v = (itbf * ilr) * tl + (itbf * lr) * tr + (tbf * ilr) * bl + (tbf * lr) * br;
+      const float fl = floor (v);
+      out[c] = (uchar) min (fl + (v - fl >= 0.5f ? 1.0f : 0.0f), 255.0f);
+    } else {
+      const float a = (1.0f - lr) * tl + lr * tr, b = (1.0f - lr) * bl + lr * br;
+#ifdef HOG_FP64
+      const double tb = rows_tb[r];
+      const float v = (float) ((1.0 - tb) * (double) a + tb * (double) b);
+#else
+      const float tb = rows_tb[r];
+      const float v = (1.0f - tb) * a + tb * b;
+#endif
+      out[c] = (uchar) clamp (v, 0.0f, 255.0f);
+    }
+  }
+}
+
 /* --- FHOG --- */
 
 /* The gradient of level pixel (y, x) snapped to one of 18 orientations, and
@@ -164,28 +222,6 @@ hog_gradients (__global const uchar *pix, __global const int16 *levels, int nlev
   grad_len[gid] = v;
 }
 
-/* CPU schedule of the same: a work-item per row of a level (rows: int2
- * level, row), along the row. */
-__kernel void
-hog_gradients_rows (__global const uchar *pix, __global const int16 *levels, __global const int2 *rows, int nrows,
-                    __global float *grad_len, __global uchar *grad_o)
-{
-  const int gid = get_global_id (0);
-  if (gid >= nrows)
-    return;
-  const int2 r = rows[gid];
-  const int16 d = levels[r.x];
-  const int y = r.y;
-  __global const uchar *p = pix + d.s2;
-  __global float *gl = grad_len + d.s2 + (size_t) y * d.s0;
-  __global uchar *go = grad_o + d.s2 + (size_t) y * d.s0;
-  for (int x = 1; x < d.s7; x++) {
-    float v;
-    go[x] = (uchar) hog_orientation (p, d.s0, y, x, &v);
-    gl[x] = v;
-  }
-}
-
 /* One work-item per cell of every level: its 18-bin histogram, each pixel's
  * bilinear vote added in dlib's order (the pixels in raster order), and its
  * energy (the sum over 9 orientations of the squared sum of both signs). */
@@ -232,46 +268,137 @@ hog_cells (__global const float *grad_len, __global const uchar *grad_o, __globa
   out[18] = e;
 }
 
-/* CPU schedule of the same: a work-item per row of cells of a level (rows:
- * int2 level, cell row), walking the pixels that vote into it in raster
- * order as dlib does (each pixel read by the 2 cell rows it votes into
- * rather than by its 4 cells), the row's bins in place in `cells`. */
+/* hog_orientation for the 8 pixels of row y from column x on, lane by lane
+ * (the same operations: the orientations, their lengths in *v). */
+inline int8 hog_orientation8 (__global const uchar *p, int w, int y, int x, float8 *v)
+{
+  __global const uchar *r = p + (size_t) y * w + x;
+  const int8 gx = convert_int8 (vload8 (0, r + 1)) - convert_int8 (vload8 (0, r - 1));
+  const int8 gy = convert_int8 (vload8 (0, r + w)) - convert_int8 (vload8 (0, r - w));
+  const float8 fx = convert_float8 (gx), fy = convert_float8 (gy);
+  *v = sqrt (convert_float8 (gx * gx + gy * gy));
+  const float d0[9] = {1.0000f, 0.9397f, 0.7660f, 0.500f, 0.1736f, -0.1736f, -0.5000f, -0.7660f, -0.9397f};
+  const float d1[9] = {0.0000f, 0.3420f, 0.6428f, 0.8660f, 0.9848f, 0.9848f, 0.8660f, 0.6428f, 0.3420f};
+  float8 best = 0.0f;
+  int8 o = 0;
+  for (int k = 0; k < 9; k++) {
+    const float8 dot = fx * d0[k] + fy * d1[k];
+    const int8 c1 = dot > best;
+    best = select (best, dot, c1);
+    o = select (o, (int8) k, c1);
+    const int8 c2 = -dot > best;
+    best = select (best, -dot, c2);
+    o = select (o, (int8) (k + 9), c2);
+  }
+  return o;
+}
+
+/* One pixel's votes into the row's cells (h: the row's bins), as
+ * hog_cells_rows adds them. */
+inline void hog_vote (__global float *h, __global const uchar *p, int w, int nc, int simd_end, int y, int x, float vy)
+{
+  float v;
+  const int o = hog_orientation (p, w, y, x, &v);
+  const float xp = ((float) x + 0.5f) / (float) HOG_CELL - 0.5f;
+  const int ixp = (int) floor (xp);
+  const float vx0 = xp - (float) ixp, vx1 = 1.0f - vx0;
+  const int lanes = x < simd_end;
+  if (ixp >= 0)
+    h[ixp * HOG_CELL_FLOATS + o] += lanes ? vy * (vx1 * v) : (vy * vx1) * v;
+  if (ixp + 1 < nc)
+    h[(ixp + 1) * HOG_CELL_FLOATS + o] += lanes ? vy * (vx0 * v) : (vy * vx0) * v;
+}
+
+/* CPU schedule of hog_gradients and hog_cells in one: a work-item per band
+ * of HOG_BAND rows of cells of a level (rows: int2 level, first cell row),
+ * walking the pixels that vote into them in raster order as dlib does, each
+ * pixel's votes added to the band's cells it votes into (its 2 rows of 2),
+ * the bins in place in `cells`.  Gradients are computed 8 pixels at a time
+ * (vectors) where the 8 vote into the same cells (columns 8 k + 4 to
+ * 8 k + 11 for 8-pixel cells), then their votes are added one by one in the
+ * pixels' order; the pixel rows at a band's edges are computed by both bands
+ * they vote into. */
+#ifndef HOG_BAND
+#define HOG_BAND 8
+#endif
 __kernel void
-hog_cells_rows (__global const float *grad_len, __global const uchar *grad_o, __global const int16 *levels,
-                __global const int2 *rows, int nrows, __global float *cells)
+hog_cells_rows (__global const uchar *pix, __global const int16 *levels, __global const int2 *rows, int nrows,
+                __global float *cells)
 {
   const int gid = get_global_id (0);
   if (gid >= nrows)
     return;
   const int2 r = rows[gid];
   const int16 d = levels[r.x];
-  const int cy = r.y, nc = d.s4, w = d.s0, vnr = d.s6, vnc = d.s7, simd_end = d.s8;
-  __global float *h = cells + ((size_t) d.s5 + (size_t) cy * nc) * HOG_CELL_FLOATS;
-  for (int i = 0; i < nc * HOG_CELL_FLOATS; i++)
-    h[i] = 0.0f;
-  __global const float *gl = grad_len + d.s2;
-  __global const uchar *go = grad_o + d.s2;
-  const int y0 = max (1, HOG_CELL * cy - HOG_CELL / 2), y1 = min (vnr - 1, HOG_CELL * cy + HOG_CELL + HOG_CELL / 2 - 1);
+  const int nc = d.s4, w = d.s0, vnr = d.s6, vnc = d.s7, simd_end = d.s8;
+  const int c0 = r.y, c1 = min (r.y + HOG_BAND, d.s3);
+  __global float *band = cells + ((size_t) d.s5 + (size_t) c0 * nc) * HOG_CELL_FLOATS;
+  for (int i = 0; i < (c1 - c0) * nc * HOG_CELL_FLOATS; i++)
+    band[i] = 0.0f;
+  __global const uchar *p = pix + d.s2;
+  const int y0 = max (1, HOG_CELL * c0 - HOG_CELL / 2), y1 = min (vnr - 1, HOG_CELL * (c1 - 1) + HOG_CELL + HOG_CELL / 2 - 1);
+  /* the first column of the chunks: the first pixel of cell 0's right half */
+  const int xc = HOG_CELL / 2;
+  const int8 lane = (int8) (0, 1, 2, 3, 4, 5, 6, 7);
   for (int y = y0; y <= y1; y++) {
     const float yp = ((float) y + 0.5f) / (float) HOG_CELL - 0.5f;
     const int iyp = (int) floor (yp);
     const float vy0 = yp - (float) iyp, vy1 = 1.0f - vy0;
-    const float vy = iyp == cy ? vy1 : vy0;
-    for (int x = 1; x < vnc; x++) {
-      const float xp = ((float) x + 0.5f) / (float) HOG_CELL - 0.5f;
-      const int ixp = (int) floor (xp);
-      const float vx0 = xp - (float) ixp, vx1 = 1.0f - vx0;
-      const float v = gl[y * w + x];
-      const int o = go[y * w + x];
-      const int lanes = x < simd_end;
-      if (ixp >= 0)
-        h[ixp * HOG_CELL_FLOATS + o] += lanes ? vy * (vx1 * v) : (vy * vx1) * v;
-      if (ixp + 1 < nc)
-        h[(ixp + 1) * HOG_CELL_FLOATS + o] += lanes ? vy * (vx0 * v) : (vy * vx0) * v;
+    /* the cell rows it votes into: iyp (weight vy1) and iyp + 1 (vy0), where
+     * they are the band's */
+    const int top = iyp >= c0, bottom = iyp + 1 < c1;
+    __global float *ht = band + (size_t) (iyp - c0) * nc * HOG_CELL_FLOATS;
+    __global float *hb = ht + (size_t) nc * HOG_CELL_FLOATS;
+    int x = 1;
+    for (; x < min (xc, vnc); x++) {
+      if (top)
+        hog_vote (ht, p, w, nc, simd_end, y, x, vy1);
+      if (bottom)
+        hog_vote (hb, p, w, nc, simd_end, y, x, vy0);
+    }
+#if HOG_CELL == 8
+    for (; x + 8 <= vnc; x += 8) {
+      float8 v;
+      const int8 o = hog_orientation8 (p, w, y, x, &v);
+      const int8 xs = x + lane;
+      const float8 xp = (convert_float8 (xs) + 0.5f) / (float) HOG_CELL - 0.5f;
+      const int ixp = (x - xc) / HOG_CELL;
+      const float8 vx0 = xp - (float) ixp, vx1 = 1.0f - vx0;
+      const int8 lanes = xs < simd_end;
+      int ov[8];
+      vstore8 (o, 0, ov);
+      const int right = ixp + 1 < nc;
+      for (int k = 0; k < 2; k++) {
+        if (!(k ? bottom : top))
+          continue;
+        const float vy = k ? vy0 : vy1;
+        const float8 a = select ((vy * vx1) * v, vy * (vx1 * v), lanes);
+        const float8 b = select ((vy * vx0) * v, vy * (vx0 * v), lanes);
+        float av[8], bv[8];
+        vstore8 (a, 0, av);
+        vstore8 (b, 0, bv);
+        __global float *h0 = (k ? hb : ht) + ixp * HOG_CELL_FLOATS, *h1 = h0 + HOG_CELL_FLOATS;
+        if (right) {
+          for (int j = 0; j < 8; j++) {
+            h0[ov[j]] += av[j];
+            h1[ov[j]] += bv[j];
+          }
+        } else {
+          for (int j = 0; j < 8; j++)
+            h0[ov[j]] += av[j];
+        }
+      }
+    }
+#endif
+    for (; x < vnc; x++) {
+      if (top)
+        hog_vote (ht, p, w, nc, simd_end, y, x, vy1);
+      if (bottom)
+        hog_vote (hb, p, w, nc, simd_end, y, x, vy0);
     }
   }
-  for (int c = 0; c < nc; c++) {
-    __global float *b = h + c * HOG_CELL_FLOATS;
+  for (int c = 0; c < (c1 - c0) * nc; c++) {
+    __global float *b = band + c * HOG_CELL_FLOATS;
     float e = 0.0f;
     for (int k = 0; k < 9; k++)
       e += (b[k] + b[k + 9]) * (b[k] + b[k + 9]);

@@ -293,9 +293,11 @@ uint64_t FhogDevice::source_hash () {
 }
 
 std::string FhogDevice::options (const cl::Device &dev, const FhogParams &p, int filters) {
-  std::string o = " -D HOG_CELL=" + std::to_string (p.cell) + " -D HOG_PR=" + std::to_string (p.pad_rows) +
-                  " -D HOG_PC=" + std::to_string (p.pad_cols) + " -D HOG_FH=" + std::to_string (p.pad_rows) +
-                  " -D HOG_FW=" + std::to_string (p.pad_cols) + " -D HOG_NF=" + std::to_string (std::max (filters, 1));
+  std::string o;
+  for (const auto &[name, v] : {std::pair<const char *, int> {"HOG_CELL", p.cell}, {"HOG_BAND", kFhogBand},
+                                {"HOG_PR", p.pad_rows}, {"HOG_PC", p.pad_cols}, {"HOG_FH", p.pad_rows},
+                                {"HOG_FW", p.pad_cols}, {"HOG_NF", std::max (filters, 1)}})
+    o += std::string (" -D ") + name + "=" + std::to_string (v);
   if (dev.info.fp64)
     o += " -D HOG_FP64";
   // dlib's sqrt and division are IEEE's (SSE): the same where the device can
@@ -309,11 +311,12 @@ std::string FhogDevice::options (const cl::Device &dev, const FhogParams &p, int
 cl::Error FhogDevice::setup (const cl::Program &program, bool rows) {
   rows_ = rows;
   for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&luma_, "hog_luma"},
-                                {&gradients_, rows ? "hog_gradients_rows" : "hog_gradients"},
+                                {&gradients_, rows ? nullptr : "hog_gradients"},
                                 {&cells_, rows ? "hog_cells_rows" : "hog_cells"},
                                 {&features_, "hog_features"}})
-    if (cl::Error e = cl::create_kernel (program, name, k))
-      return e;
+    if (name)
+      if (cl::Error e = cl::create_kernel (program, name, k))
+        return e;
   program_ = &program;
   return {};
 }
@@ -347,10 +350,12 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
     return e;
   if (cl::Error e = cl::make_buffer (dev, &cells_buf_, std::max<size_t> (plan.cells, 1) * kFhogCellFloats * 4))
     return e;
-  if (cl::Error e = cl::make_buffer (dev, &grad_len_, std::max<size_t> (plan.pixels, 1) * 4))
-    return e;
-  if (cl::Error e = cl::make_buffer (dev, &grad_o_, std::max<size_t> (plan.pixels, 1)))
-    return e;
+  if (!rows_) {
+    if (cl::Error e = cl::make_buffer (dev, &grad_len_, std::max<size_t> (plan.pixels, 1) * 4))
+      return e;
+    if (cl::Error e = cl::make_buffer (dev, &grad_o_, std::max<size_t> (plan.pixels, 1)))
+      return e;
+  }
   npixels_ = static_cast<int> (plan.pixels);
   if (cl::Error e = cl::make_buffer (dev, &feats_, std::max<size_t> (plan.feat_plane, 1) * kFhogDims * 4))
     return e;
@@ -360,7 +365,7 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
   for (size_t k = 1; k < plan.levels.size (); k++) {
     const FhogLevel &from = plan.levels[k - 1], &to = plan.levels[k];
     cl::Kernel kern;
-    if (cl::Error e = cl::create_kernel (*program_, "hog_down", &kern))
+    if (cl::Error e = cl::create_kernel (*program_, rows_ ? "hog_down_rows" : "hog_down", &kern))
       return e;
     cl::Mem rows, tb, cols;
     if (cl::Error e = cl::upload_vector (dev, &rows, to.down_rows))
@@ -377,7 +382,34 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
       return e;
     GPUDETECT_CL_TRY (cl::set_args (kern.get (), pix_, cl_int (from.pixel_offset), cl_int (from.width),
                                     cl_int (to.pixel_offset), cl_int (to.width), cl_int (to.height), rows, tb, cols));
-    down_items_.push_back (to.width * to.height);
+    if (rows_) {
+      // dlib's 4-lane columns in chunks of 8 whose sources (left and right)
+      // lie within 16 bytes of the first; the rest one by one.  A chunk's
+      // load may pass its row's end: into the next row, or the next level
+      // (always after it in the buffer), bytes no lane uses.
+      std::vector<cl_int16> chunks;
+      for (size_t c = 0; c + 8 <= to.down_cols.size (); c += 8) {
+        const cl_int4 *co = &to.down_cols[c];
+        bool fits = true;
+        for (int j = 0; j < 8; j++)
+          fits = fits && co[j].s[3] && co[j].s[1] == co[j].s[0] + 1 && co[j].s[0] >= co[0].s[0] &&
+                 co[j].s[1] - co[0].s[0] < 16;
+        if (!fits)
+          break;
+        cl_int16 ch;
+        for (int j = 0; j < 8; j++) {
+          ch.s[j] = co[j].s[0];
+          ch.s[8 + j] = co[j].s[2];
+        }
+        chunks.push_back (ch);
+      }
+      cl::Mem tab;
+      if (cl::Error e = cl::upload_vector (dev, &tab, chunks.empty () ? std::vector<cl_int16> (1) : chunks))
+        return e;
+      GPUDETECT_CL_TRY (cl::set_args_from (kern.get (), 9, tab, cl_int (chunks.size ())));
+      down_tabs_.push_back (std::move (tab));
+    }
+    down_items_.push_back (rows_ ? to.height : to.width * to.height);
     down_.push_back (std::move (kern));
     down_tabs_.push_back (std::move (rows));
     down_tabs_.push_back (std::move (tb));
@@ -387,30 +419,18 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
   GPUDETECT_CL_TRY (cl::set_args (luma_.get (), cl::Mem (), cl_int (layout.stride ()), cl_int (layout.bpp ()),
                                   rgb_offsets (layout.format), cl_int (plan.image_width), cl_int (plan.image_height),
                                   pix_, cl::Mem ()));
-  if (rows_) {
-    std::vector<cl_int2> grows;
-    for (size_t k = 0; k < plan.levels.size (); k++)
-      for (int y = 1; y < plan.levels[k].visible_rows; y++)
-        grows.push_back ({{static_cast<cl_int> (k), y}});
-    ngrad_rows_ = static_cast<int> (grows.size ());
-    if (cl::Error e = cl::upload_vector (dev, &grad_rows_, grows))
-      return e;
-    GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, grad_rows_, cl_int (ngrad_rows_), grad_len_,
-                                    grad_o_));
-  } else {
+  if (!rows_)
     GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, cl_int (nlevels_), cl_int (npixels_), grad_len_,
                                     grad_o_));
-  }
   if (rows_) {
     std::vector<cl_int2> crows;
     for (size_t k = 0; k < plan.levels.size (); k++)
-      for (int y = 0; y < plan.levels[k].cells_y; y++)
+      for (int y = 0; y < plan.levels[k].cells_y; y += kFhogBand)
         crows.push_back ({{static_cast<cl_int> (k), y}});
     ncell_rows_ = static_cast<int> (crows.size ());
     if (cl::Error e = cl::upload_vector (dev, &cell_rows_, crows))
       return e;
-    GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_len_, grad_o_, levels_, cell_rows_, cl_int (ncell_rows_),
-                                    cells_buf_));
+    GPUDETECT_CL_TRY (cl::set_args (cells_.get (), pix_, levels_, cell_rows_, cl_int (ncell_rows_), cells_buf_));
   } else {
     GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_len_, grad_o_, levels_, cl_int (nlevels_), cl_int (ncells_),
                                     cells_buf_));
@@ -432,14 +452,16 @@ cl::Error FhogDevice::enqueue (const cl::Mem &src, const cl::Mem &candidates, La
   const size_t local = 64;
   if (cl::Error e = l.launch (luma_.get (), round_up (std::max (pixels0_, 1), local), local, Phase::Pyramid))
     return e;
+  const size_t down_local = rows_ ? 4 : local;
   for (size_t k = 0; k < down_.size (); k++)
-    if (cl::Error e = l.launch (down_[k].get (), round_up (std::max (down_items_[k], 1), local), local, Phase::Pyramid))
+    if (cl::Error e = l.launch (down_[k].get (), round_up (std::max (down_items_[k], 1), down_local), down_local,
+                                Phase::Pyramid))
       return e;
   if (ncells_ == 0)
     return {};
-  if (cl::Error e = rows_ ? l.launch (gradients_.get (), round_up (std::max (ngrad_rows_, 1), 8), 8, Phase::Integral)
-                          : l.launch (gradients_.get (), round_up (npixels_, local), local, Phase::Integral))
-    return e;
+  if (!rows_)
+    if (cl::Error e = l.launch (gradients_.get (), round_up (npixels_, local), local, Phase::Integral))
+      return e;
   if (cl::Error e = rows_ ? l.launch (cells_.get (), round_up (std::max (ncell_rows_, 1), 8), 8, Phase::Integral)
                           : l.launch (cells_.get (), round_up (ncells_, local), local, Phase::Integral))
     return e;

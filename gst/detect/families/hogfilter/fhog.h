@@ -34,6 +34,7 @@ namespace gpudetect {
 
 constexpr int kFhogDims = 31;
 constexpr int kFhogCellFloats = 20; // a cell on the device: 18 bins, its energy, one unused
+constexpr int kFhogBand = 8;        // rows of cells of a work-item on the CPU schedule (HOG_BAND)
 
 struct FhogParams {
   int cell = 8;
@@ -87,8 +88,9 @@ public:
   // device decides the rounding options.
   static std::string options (const cl::Device &dev, const FhogParams &p, int filters);
 
-  // rows: the CPU schedule's kernels where there is one (a work-item per
-  // row rather than per pixel).
+  // rows: the CPU schedule's kernels (a work-item per row of a level rather
+  // than per pixel for the resampling, per band of kFhogBand rows of cells
+  // for the gradients and cells together).
   cl::Error setup (const cl::Program &program, bool rows = false);
   // (Re)allocates for a plan; `extra` int16 components 14, 15 of each level
   // (first window, windows across) are the caller's.
@@ -106,9 +108,9 @@ private:
   cl::Kernel luma_, gradients_, cells_, features_;
   std::vector<cl::Kernel> down_;
   std::vector<cl::Mem> down_tabs_;
-  cl::Mem levels_, pix_, grad_len_, grad_o_, cells_buf_, feats_, grad_rows_, cell_rows_;
+  cl::Mem levels_, pix_, grad_len_, grad_o_, cells_buf_, feats_, cell_rows_; // no gradients on rows
   bool rows_ = false;
-  int ngrad_rows_ = 0, ncell_rows_ = 0;
+  int ncell_rows_ = 0;
   int nlevels_ = 0, pixels0_ = 0, npixels_ = 0, ncells_ = 0, nfeat_ = 0;
   std::vector<int> down_items_;
   cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
