@@ -7,7 +7,10 @@
 # detector on the same frames (gpudetect-bench-dlib: one thread, and every
 # core's throughput; DLIB=0 leaves it out).
 #   tools/run-hog-benchmarks.sh OUTDIR TAG     -> OUTDIR/hog-TAG.txt
-# Env: FRAMES (20), WARMUP (2), BUILD (build), DEVICE, DLIB (1).
+# Env: FRAMES (20), WARMUP (2), BUILD (build), DEVICE, DLIB (1), TUNINGS
+# (tuning strings separated by '|'; "" alone: the default only), ROUNDS (1:
+# the whole sequence this many times, so that a loaded machine's drift
+# shows in turns rather than in one side).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 2 ] || { echo "usage: $0 OUTDIR TAG" >&2; exit 2; }
@@ -21,13 +24,18 @@ mapfile -t images < "$root/tests/data/parity-images.txt"
 bench=("$build/tools/gpudetect-bench" --frames "${FRAMES:-20}" --warmup "${WARMUP:-2}" --no-opencv)
 [ -z "${DEVICE:-}" ] || bench+=(--device "$DEVICE")
 set=("$frames"/vga-faces.pgm "$frames"/vga-empty.pgm "$frames"/1080p-crowd.pgm "$frames"/1080p-empty.pgm)
+IFS='|' read -r -a tunings <<< "${TUNINGS-|hog-eval=direct|hog-eval=fft|schedule=gpu}"
+[ ${#tunings[@]} -gt 0 ] || tunings=("")
 {
-  for t in "" "hog-eval=direct" "hog-eval=fft" "schedule=gpu"; do
-    echo "== dlib-frontalface, tuning '${t}'"
-    "${bench[@]}" --model "$build/models/dlib-frontalface.hogfilter" --tuning "$t" "${set[@]}"
+  for round in $(seq "${ROUNDS:-1}"); do
+    [ "${ROUNDS:-1}" = 1 ] || echo "=== round $round"
+    for t in "${tunings[@]}"; do
+      echo "== dlib-frontalface, tuning '${t}'"
+      "${bench[@]}" --model "$build/models/dlib-frontalface.hogfilter" --tuning "$t" "${set[@]}"
+    done
+    if [ "${DLIB:-1}" != 0 ]; then
+      echo "== dlib"
+      "$build/tools/gpudetect-bench-dlib" --frames "${FRAMES:-20}" --warmup "${WARMUP:-2}" "${set[@]}"
+    fi
   done
-  if [ "${DLIB:-1}" != 0 ]; then
-    echo "== dlib"
-    "$build/tools/gpudetect-bench-dlib" --frames "${FRAMES:-20}" --warmup "${WARMUP:-2}" "${set[@]}"
-  fi
 } | tee "$out/hog-$tag.txt"
