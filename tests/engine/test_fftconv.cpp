@@ -116,8 +116,11 @@ void test_patchworks () {
   PatchworkWork tight = w;
   tight.max_buffer = 1 << 20;
   CHECK (plan_patchworks (hd, tight).count == 0);
-  CHECK (patchwork_friendly (1) && patchwork_friendly (2 * 3 * 5 * 7 * 64) && !patchwork_friendly (11) &&
-         !patchwork_friendly (0) && !patchwork_friendly (2 * 13));
+  // 2^a 3^b 5^c with b <= 2, c <= 1, b + c <= 2
+  for (int n : {1, 2, 64, 96, 120, 144, 160, 192, 256, 3 * 5 * 64, 9 * 64})
+    CHECK_MSG (patchwork_friendly (n), "%d should be a patchwork size", n);
+  for (int n : {0, -8, 7, 11, 2 * 13, 7 * 64, 27 * 2, 162, 25 * 4, 75, 9 * 5 * 2, 432})
+    CHECK_MSG (!patchwork_friendly (n), "%d should not be a patchwork size", n);
 }
 
 struct Case {

@@ -77,10 +77,14 @@ std::vector<int> friendly_between (int lo, int hi, bool even) {
 bool patchwork_friendly (int n) {
   if (n <= 0)
     return false;
-  for (int p : {2, 3, 5, 7})
-    while (n % p == 0)
-      n /= p;
-  return n == 1;
+  int e[3] = {0, 0, 0};
+  const int primes[3] = {2, 3, 5};
+  for (int i = 0; i < 3; i++)
+    while (n % primes[i] == 0) {
+      n /= primes[i];
+      e[i]++;
+    }
+  return n == 1 && e[1] <= 2 && e[2] <= 1 && e[1] + e[2] <= 2;
 }
 
 bool pack_patchworks (const std::vector<PatchworkRect> &planes, int rows, int cols, PatchworkPlan *out) {

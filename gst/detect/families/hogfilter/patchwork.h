@@ -13,11 +13,15 @@
 //
 // Packing: the planes, tallest first, each at the lowest (then leftmost)
 // place of the skyline of the first patchwork it fits in, a new patchwork
-// where it fits in none.  Size: among sizes whose factors are 2, 3, 5 and 7
-// only (VkFFT's fast radices; columns even, for the real-to-complex
+// where it fits in none.  Size: among sizes 2^a 3^b 5^c with b <= 2, c <= 1
+// and b + c <= 2 (patchwork_friendly; columns even, for the real-to-complex
 // transform) from the largest plane to twice it each way, the one of least
 // estimated work (patchworks x area x (the transforms' log factor + the
 // multiply-accumulate), fftconv.h), whose buffers fit the given limits.
+// VkFFT transforms those sizes fastest for their area: sizes with more
+// factors 3 or 5, or a factor 7 (all VkFFT radices), took up to 1.7 times as
+// long per value on PoCL (162 x 432 against 192 x 256; gpudetect-fft-sizes,
+// docs/benchmarks.md).
 #pragma once
 
 #include <cstddef>
@@ -61,7 +65,7 @@ struct PatchworkWork {
 // limits or the planes are all empty.
 PatchworkPlan plan_patchworks (const std::vector<PatchworkRect> &planes, const PatchworkWork &work);
 
-// Whether n's prime factors are 2, 3, 5 and 7 only.
+// Whether n is 2^a 3^b 5^c with b <= 2, c <= 1 and b + c <= 2.
 bool patchwork_friendly (int n);
 
 } // namespace gpudetect
