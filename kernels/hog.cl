@@ -68,6 +68,37 @@ hog_luma (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, int 
   pix[gid] = (uchar) luma (src + (size_t) y * src_stride + (size_t) x * src_bpp, src_bpp, rgb);
 }
 
+#ifdef HOG_FP64
+typedef double hog_tb_t;
+#else
+typedef float hog_tb_t;
+#endif
+
+/* One pixel of dlib's resize_image of an 8-bit grey image with bilinear
+ * interpolation, from its source rows top and bot: ro and co below, tb the
+ * row's fraction. */
+inline uchar hog_down_at (__global const uchar *top, __global const uchar *bot, int4 ro, int4 co, hog_tb_t tb)
+{
+  const float tl = top[co.x], tr = top[co.y], bl = bot[co.x], br = bot[co.y];
+  const float lr = as_float (co.z);
+  if (co.w) {
+    /* the 4-lane loop: float weights, ((tl + tr) + bl) + br, (T) (v + 0.5) */
+    const float tbf = as_float (ro.z), itbf = as_float (ro.w), ilr = 1.0f - lr;
+    const float v = (itbf * ilr) * tl + (itbf * lr) * tr + (tbf * ilr) * bl + (tbf * lr) * br;
+    const float f = floor (v);
+    return (uchar) min (f + (v - f >= 0.5f ? 1.0f : 0.0f), 255.0f);
+  }
+  /* the scalar tail: (1 - tb) * (...) + tb * (...) in double, to float,
+   * truncated */
+  const float a = (1.0f - lr) * tl + lr * tr, b = (1.0f - lr) * bl + lr * br;
+#ifdef HOG_FP64
+  const float v = (float) ((1.0 - tb) * (double) a + tb * (double) b);
+#else
+  const float v = (1.0f - tb) * a + tb * b;
+#endif
+  return (uchar) clamp (v, 0.0f, 255.0f);
+}
+
 /* One level from the one before: dlib's resize_image of an 8-bit grey image
  * with bilinear interpolation.  rows: per output row int4 (top, bottom,
  * bits of (float) tb, bits of (float) (1 - tb)), and tb itself (double, where
@@ -76,44 +107,15 @@ hog_luma (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, int 
  * tail). */
 __kernel void
 hog_down (__global uchar *pix, int src_off, int src_w, int dst_off, int dst_w, int dst_h,
-          __global const int4 *rows,
-#ifdef HOG_FP64
-          __global const double *rows_tb,
-#else
-          __global const float *rows_tb,
-#endif
-          __global const int4 *cols)
+          __global const int4 *rows, __global const hog_tb_t *rows_tb, __global const int4 *cols)
 {
   const int gid = get_global_id (0);
   if (gid >= dst_w * dst_h)
     return;
   const int r = gid / dst_w, c = gid - r * dst_w;
-  const int4 ro = rows[r], co = cols[c];
-  __global const uchar *top = pix + src_off + (size_t) ro.x * src_w;
-  __global const uchar *bot = pix + src_off + (size_t) ro.y * src_w;
-  const float tl = top[co.x], tr = top[co.y], bl = bot[co.x], br = bot[co.y];
-  const float lr = as_float (co.z);
-  uchar out;
-  if (co.w) {
-    /* the 4-lane loop: float weights, ((tl + tr) + bl) + br, (T) (v + 0.5) */
-    const float tbf = as_float (ro.z), itbf = as_float (ro.w), ilr = 1.0f - lr;
-    const float v = (itbf * ilr) * tl + (itbf * lr) * tr + (tbf * ilr) * bl + (tbf * lr) * br;
-    const float f = floor (v);
-    out = (uchar) min (f + (v - f >= 0.5f ? 1.0f : 0.0f), 255.0f);
-  } else {
-    /* the scalar tail: (1 - tb) * (...) + tb * (...) in double, to float,
-     * truncated */
-    const float a = (1.0f - lr) * tl + lr * tr, b = (1.0f - lr) * bl + lr * br;
-#ifdef HOG_FP64
-    const double tb = rows_tb[r];
-    const float v = (float) ((1.0 - tb) * (double) a + tb * (double) b);
-#else
-    const float tb = rows_tb[r];
-    const float v = (1.0f - tb) * a + tb * b;
-#endif
-    out = (uchar) clamp (v, 0.0f, 255.0f);
-  }
-  pix[dst_off + gid] = out;
+  const int4 ro = rows[r];
+  pix[dst_off + gid] = hog_down_at (pix + src_off + (size_t) ro.x * src_w, pix + src_off + (size_t) ro.y * src_w, ro,
+                                    cols[c], rows_tb[r]);
 }
 
 /* CPU schedule of the same: a work-item per output row; dlib's 4-lane
@@ -123,13 +125,8 @@ hog_down (__global uchar *pix, int src_off, int src_w, int dst_off, int dst_w, i
  * load and a shuffle give them all), the other columns one by one. */
 __kernel void
 hog_down_rows (__global uchar *pix, int src_off, int src_w, int dst_off, int dst_w, int dst_h,
-               __global const int4 *rows,
-#ifdef HOG_FP64
-               __global const double *rows_tb,
-#else
-               __global const float *rows_tb,
-#endif
-               __global const int4 *cols, __global const int16 *chunks, int nchunks)
+               __global const int4 *rows, __global const hog_tb_t *rows_tb, __global const int4 *cols,
+               __global const int16 *chunks, int nchunks)
 {
   const int r = get_global_id (0);
   if (r >= dst_h)
@@ -151,27 +148,8 @@ hog_down_rows (__global uchar *pix, int src_off, int src_w, int dst_off, int dst
     const float8 fl = floor (v);
     vstore8 (convert_uchar8 (min (fl + select ((float8) 0.0f, (float8) 1.0f, v - fl >= 0.5f), 255.0f)), k, out);
   }
-  for (int c = nchunks * 8; c < dst_w; c++) {
-    const int4 co = cols[c];
-    const float tl = top[co.x], tr = top[co.y], bl = bot[co.x], br = bot[co.y];
-    const float lr = as_float (co.z);
-    if (co.w) {
-      const float ilr = 1.0f - lr;
-      const float v = (itbf * ilr) * tl + (itbf * lr) * tr + (tbf * ilr) * bl + (tbf * lr) * br;
-      const float fl = floor (v);
-      out[c] = (uchar) min (fl + (v - fl >= 0.5f ? 1.0f : 0.0f), 255.0f);
-    } else {
-      const float a = (1.0f - lr) * tl + lr * tr, b = (1.0f - lr) * bl + lr * br;
-#ifdef HOG_FP64
-      const double tb = rows_tb[r];
-      const float v = (float) ((1.0 - tb) * (double) a + tb * (double) b);
-#else
-      const float tb = rows_tb[r];
-      const float v = (1.0f - tb) * a + tb * b;
-#endif
-      out[c] = (uchar) clamp (v, 0.0f, 255.0f);
-    }
-  }
+  for (int c = nchunks * 8; c < dst_w; c++)
+    out[c] = hog_down_at (top, bot, ro, cols[c], rows_tb[r]);
 }
 
 /* --- FHOG --- */
