@@ -1,15 +1,15 @@
 // The linear HOG filter family with Dalal and Triggs' features (model.h:
 // features hog-dt): OpenCV's HOGDescriptor::detectMultiScale on the device.
 // DtDevice (dthog.h) makes the levels, gradients and block features of every
-// level (three launches), hog.cl's filter kernels correlate the SVM's weights
-// with them at every window position of every level (one launch, sums in
-// double where the device has it) or the FFT path does (fftconv.h: the block
-// features are already one plane per dimension; tuning hog-eval, auto: by
-// fft_preferred's crossover), and finish() maps the windows back to the
-// frame and groups them as OpenCV does (groupRectangles with its weights, then
-// the boxes clipped to the frame).
+// level (three launches), the SVM's weights are correlated with them at
+// every window position of every level, directly (hog.cl's filter kernels,
+// sums in double where the device has it) or through the frequency domain
+// (the block features are already one plane per dimension; filtereval.h),
+// and finish() maps the windows back to the frame and groups them as OpenCV
+// does (groupRectangles with its weights, then the boxes clipped to the
+// frame).
 #include "family.h"
-#include "fftconv.h"
+#include "filtereval.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,9 +18,6 @@
 namespace gpudetect {
 
 namespace {
-
-constexpr int kWg = 256;  // WGF (kernels/compact.cl)
-constexpr int kTile = 64; // HOG_TILE (kernels/hog.cl)
 
 class DtHogFamily final : public Family {
 public:
@@ -43,10 +40,6 @@ public:
 
   cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
-    // direct or FFT correlation (tuning hog-eval; auto: the faster here)
-    if (cl::Error e = choose_fft (env, 1, model_.rows, model_.cols, &fft_))
-      return e;
-    info_.description = description_ + (fft_ ? ", FFT correlation" : ", direct correlation");
     out->source = DtDevice::source () + "\n" + FftCorrelator::source ();
     const uint64_t fh = FftCorrelator::source_hash ();
     out->hash = cl::fnv1a (&fh, sizeof fh, DtDevice::source_hash ());
@@ -55,34 +48,23 @@ public:
                    std::to_string (model_.dims ());
     if (env.dev.info.fp64)
       out->options += " -D HOG_ACC_DOUBLE";
-    compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
-    if (compact_) {
-      out->options += " -D HOG_COMPACT" + FftCorrelator::options (true);
-      add_warp_ptx (env.dev.info, out);
-    }
+    if (cl::Error e = eval_.program (env, 1, model_.rows, model_.cols, out))
+      return e;
+    info_.description = description_ + ", " + eval_.evaluation ();
     return {};
   }
 
   cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
     if (cl::Error e = dt_.setup (env.dev, program, model_.dt, !gpu_schedule_))
       return e;
-    if (fft_) {
-      // the SVM's weights are one plane of rows x cols per feature, as the
-      // filter bank wants them
-      FilterBank bank;
-      bank.rows = model_.rows;
-      bank.cols = model_.cols;
-      bank.dims = model_.dims ();
-      bank.filters.push_back (model_.filters[0].coef);
-      if (cl::Error e = fftconv_.setup (env.dev, program, bank, gpu_schedule_, compact_))
-        return e;
-    } else {
-      if (cl::Error e = cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_))
-        return e;
-      if (cl::Error e = cl::upload_vector (env.dev, &coef_, model_.filters[0].coef))
-        return e;
-    }
-    return cl::make_buffer (env.dev, &thresholds_, sizeof (float));
+    // the SVM's weights are one plane of rows x cols per feature, as the
+    // filter bank wants them
+    FilterBank bank;
+    bank.rows = model_.rows;
+    bank.cols = model_.cols;
+    bank.dims = model_.dims ();
+    bank.filters.push_back (model_.filters[0].coef);
+    return eval_.setup (env.dev, program, bank);
   }
 
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
@@ -116,34 +98,13 @@ public:
                                p.max_size);
     if (cl::Error e = dt_.geometry (dev, dp, layout))
       return e;
-    windows_ = dp.windows;
-    bound_cand_ = nullptr;
-    if (fft_) {
-      // each level's block features: blocks_y x blocks_x at block_offset of
-      // every feature plane; its windows are the filter's positions there
-      std::vector<FeatureLevel> levels;
-      for (const DtLevel &l : dp.levels)
-        levels.push_back ({l.blocks_y, l.blocks_x, l.block_offset, l.first_window});
-      if (cl::Error e = fftconv_.geometry (levels, dt_.plane (), dt_.features (), thresholds_))
-        return e;
-    } else if (!gpu_schedule_) {
-      // tiles of up to kTile windows of each row of each level
-      std::vector<cl_int4> tiles;
-      for (size_t li = 0; li < dp.levels.size (); li++) {
-        const DtLevel &l = dp.levels[li];
-        for (int y = 0; y < l.windows_y; y++)
-          for (int x = 0; x < l.windows_x; x += kTile)
-            tiles.push_back ({{static_cast<cl_int> (li), y, x, std::min (kTile, l.windows_x - x)}});
-      }
-      ntiles_ = static_cast<int> (tiles.size ());
-      if (cl::Error e = cl::upload_vector (dev, &tiles_, tiles))
-        return e;
-      GPUDETECT_CL_TRY (cl::set_args (filters_.get (), dt_.levels (), tiles_, cl_int (ntiles_), dt_.features (),
-                                      cl_int (dt_.plane ()), coef_, thresholds_));
-    } else {
-      GPUDETECT_CL_TRY (cl::set_args (filters_.get (), dt_.levels (), cl_int (dt_.nlevels ()), cl_int (windows_),
-                                      dt_.features (), cl_int (dt_.plane ()), coef_, thresholds_));
-    }
+    // each level's block features: blocks_y x blocks_x at block_offset of
+    // every feature plane; its windows are the filter's positions there
+    std::vector<FeatureLevel> levels;
+    for (const DtLevel &l : dp.levels)
+      levels.push_back ({l.blocks_y, l.blocks_x, l.block_offset, l.first_window});
+    if (cl::Error e = eval_.geometry (dev, levels, dt_.plane (), dt_.features (), dt_.levels (), dt_.nlevels ()))
+      return e;
     dev_ = &dev;
     return parameters (p);
   }
@@ -152,30 +113,14 @@ public:
     if (!dev_)
       return {};
     // score = dot + rho >= threshold: dot >= threshold + bias (bias = -rho)
-    const float th = float_at_least (model_.filters[0].bias + (p.threshold ? *p.threshold : model_.threshold));
-    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev_->queue.get (), thresholds_.get (), CL_TRUE, 0, sizeof th, &th, 0,
-                                            nullptr, nullptr));
-    return {};
+    return eval_.thresholds (
+        {float_at_least (model_.filters[0].bias + (p.threshold ? *p.threshold : model_.threshold))});
   }
 
   cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override {
-    if (fft_) {
-      if (cl::Error e = dt_.enqueue (frame.src, frame.candidates, l))
-        return e;
-      return fftconv_.enqueue (frame.candidates, frame.capacity, l);
-    }
-    if (bound_cand_ != frame.candidates.get ()) {
-      GPUDETECT_CL_TRY (cl::set_args_from (filters_.get (), 7, frame.candidates, frame.capacity));
-      bound_cand_ = frame.candidates.get ();
-    }
     if (cl::Error e = dt_.enqueue (frame.src, frame.candidates, l))
       return e;
-    if (windows_ == 0)
-      return {};
-    if (!gpu_schedule_)
-      return l.launch (filters_.get (), round_up (std::max (ntiles_, 1), 8), 8, Phase::First);
-    const size_t local = compact_ ? kWg : 64;
-    return l.launch (filters_.get (), round_up (windows_, local), local, Phase::First);
+    return eval_.enqueue (frame, l);
   }
 
   std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
@@ -223,15 +168,10 @@ private:
   HogFilterModel model_;
   ModelInfo info_;
   std::string description_;
-  bool gpu_schedule_ = true, compact_ = false;
-  bool fft_ = false; // the SVM evaluated through the frequency domain
-  FftCorrelator fftconv_;
+  bool gpu_schedule_ = true;
+  FilterEvaluator eval_;
   DtDevice dt_;
-  cl::Kernel filters_;
-  cl::Mem coef_, thresholds_, tiles_;
-  int ntiles_ = 0, windows_ = 0;
   const cl::Device *dev_ = nullptr;
-  cl_mem bound_cand_ = nullptr;
 };
 
 } // namespace

@@ -1,10 +1,10 @@
 // The linear HOG filter family on the device: the frame's grey image, dlib's
 // pyramid (one resampling launch per level after the first: each level is
 // made from the one before, as dlib makes it), the FHOG cells and features of
-// every level (two launches), then hog_filters: every filter correlated
-// directly with every window position of every level (one launch), each
-// (position, filter) reaching its threshold appended to the frame's
-// candidates.  finish() maps them back to the frame as dlib does and applies
+// every level (two launches), then every filter correlated with every window
+// position of every level, directly or through the frequency domain
+// (filtereval.h), each (position, filter) reaching its threshold appended to
+// the frame's candidates.  finish() maps them back to the frame as dlib does and applies
 // dlib's non-maximum suppression.
 //
 // Window indices count positions x filters: the core's window grid of a
@@ -12,7 +12,7 @@
 // candidate names its level, position and filter at once.
 #include "family.h"
 
-#include "fftconv.h"
+#include "filtereval.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -21,9 +21,6 @@
 namespace gpudetect {
 
 namespace {
-
-constexpr int kWg = 256; // WGF (kernels/compact.cl)
-constexpr int kTile = 64; // HOG_TILE (kernels/hog.cl)
 
 class HogFilterFamily final : public Family {
 public:
@@ -46,51 +43,27 @@ public:
 
   cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
-    // direct or FFT correlation (tuning hog-eval; auto: the faster here)
     const int nf = static_cast<int> (model_.filters.size ());
-    if (cl::Error e = choose_fft (env, nf, model_.rows, model_.cols, &fft_))
-      return e;
-    info_.description = description_ + (fft_ ? ", FFT correlation" : ", direct correlation");
     out->source = FhogDevice::source () + "\n" + FftCorrelator::source ();
     const uint64_t fh = FftCorrelator::source_hash ();
     out->hash = cl::fnv1a (&fh, sizeof fh, FhogDevice::source_hash ());
     out->options = FhogDevice::options (env.dev, model_.fhog (), nf);
-    // the candidates through the shared compaction where a work-group holds
-    // WGF (256) lanes; warp votes on NVIDIA GPUs (kernels/warp.cl), retried
-    // without where the driver refuses the inline PTX
-    compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
-    if (compact_) {
-      out->options += " -D HOG_COMPACT" + FftCorrelator::options (true);
-      add_warp_ptx (env.dev.info, out);
-    }
+    if (cl::Error e = eval_.program (env, nf, model_.rows, model_.cols, out))
+      return e;
+    info_.description = description_ + ", " + eval_.evaluation ();
     return {};
   }
 
   cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
     if (cl::Error e = fhog_.setup (program, !gpu_schedule_))
       return e;
-    if (fft_) {
-      FilterBank bank;
-      bank.rows = model_.rows;
-      bank.cols = model_.cols;
-      bank.dims = kFhogDims;
-      for (const HogFilterModel::Filter &f : model_.filters)
-        bank.filters.push_back (f.coef);
-      if (cl::Error e = fftconv_.setup (env.dev, program, bank, gpu_schedule_, compact_))
-        return e;
-    } else if (cl::Error e =
-                   cl::create_kernel (program, gpu_schedule_ ? "hog_filters" : "hog_filters_rows", &filters_)) {
-      return e;
-    }
-    // interleaved: the filters' coefficients of each feature offset together
-    const size_t nf = model_.filters.size (), per = model_.filters.empty () ? 0 : model_.filters[0].coef.size ();
-    std::vector<float> coef (nf * per);
-    for (size_t f = 0; f < nf; f++)
-      for (size_t i = 0; i < per; i++)
-        coef[i * nf + f] = model_.filters[f].coef[i];
-    if (cl::Error e = cl::upload_vector (env.dev, &coef_, coef))
-      return e;
-    return cl::make_buffer (env.dev, &thresholds_, model_.filters.size () * sizeof (float));
+    FilterBank bank;
+    bank.rows = model_.rows;
+    bank.cols = model_.cols;
+    bank.dims = kFhogDims;
+    for (const HogFilterModel::Filter &f : model_.filters)
+      bank.filters.push_back (f.coef);
+    return eval_.setup (env.dev, program, bank);
   }
 
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override;
@@ -106,16 +79,9 @@ private:
   ModelInfo info_;
   std::string description_;
   bool gpu_schedule_ = true;
-  bool compact_ = false;
-  bool fft_ = false; // filters evaluated through the frequency domain
-  FftCorrelator fftconv_;
+  FilterEvaluator eval_;
   FhogDevice fhog_;
-  cl::Kernel filters_;
-  cl::Mem coef_, thresholds_, tiles_;
-  int ntiles_ = 0;
   const cl::Device *dev_ = nullptr;
-  int positions_ = 0;
-  cl_mem bound_cand_ = nullptr;
 };
 
 PyramidGeometry HogFilterFamily::plan (int width, int height, const SearchParams &) const {
@@ -159,36 +125,15 @@ cl::Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometr
     windows.push_back ({first, l.nx});
     first += (l.nx / nf) * l.ny;
   }
-  positions_ = first;
-  if (static_cast<int64_t> (positions_) * nf >= (int64_t (1) << 31))
+  if (static_cast<int64_t> (first) * nf >= (int64_t (1) << 31))
     return {"too many filter positions for one frame"};
   if (cl::Error e = fhog_.geometry (dev, fp, layout, windows))
     return e;
-  bound_cand_ = nullptr;
-  if (fft_) {
-    std::vector<FeatureLevel> levels;
-    for (size_t k = 0; k < fp.levels.size (); k++)
-      levels.push_back ({fp.levels[k].feat_rows, fp.levels[k].feat_cols, fp.levels[k].feat_offset, windows[k].first});
-    if (cl::Error e = fftconv_.geometry (levels, fp.feat_plane, fhog_.features (), thresholds_))
-      return e;
-  } else if (!gpu_schedule_) {
-    // tiles of up to kTile positions of each row of each level
-    std::vector<cl_int4> tiles;
-    for (size_t li = 0; li < g.levels.size (); li++) {
-      const int px = g.levels[li].nx / nf;
-      for (int y = 0; y < g.levels[li].ny; y++)
-        for (int x = 0; x < px; x += kTile)
-          tiles.push_back ({{static_cast<cl_int> (li), y, x, std::min (kTile, px - x)}});
-    }
-    ntiles_ = static_cast<int> (tiles.size ());
-    if (cl::Error e = cl::upload_vector (dev, &tiles_, tiles))
-      return e;
-    GPUDETECT_CL_TRY (cl::set_args (filters_.get (), fhog_.levels (), tiles_, cl_int (ntiles_), fhog_.features (),
-                                    cl_int (fp.feat_plane), coef_, thresholds_));
-  } else {
-    GPUDETECT_CL_TRY (cl::set_args (filters_.get (), fhog_.levels (), cl_int (fhog_.nlevels ()), cl_int (positions_),
-                                    fhog_.features (), cl_int (fp.feat_plane), coef_, thresholds_));
-  }
+  std::vector<FeatureLevel> levels;
+  for (size_t k = 0; k < fp.levels.size (); k++)
+    levels.push_back ({fp.levels[k].feat_rows, fp.levels[k].feat_cols, fp.levels[k].feat_offset, windows[k].first});
+  if (cl::Error e = eval_.geometry (dev, levels, fp.feat_plane, fhog_.features (), fhog_.levels (), fhog_.nlevels ()))
+    return e;
   dev_ = &dev;
   return parameters (p);
 }
@@ -200,29 +145,13 @@ cl::Error HogFilterFamily::parameters (const SearchParams &p) {
   std::vector<float> th;
   for (const HogFilterModel::Filter &f : model_.filters)
     th.push_back (float_at_least (f.bias + t));
-  GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev_->queue.get (), thresholds_.get (), CL_TRUE, 0, th.size () * sizeof (float),
-                                          th.data (), 0, nullptr, nullptr));
-  return {};
+  return eval_.thresholds (th);
 }
 
 cl::Error HogFilterFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
-  if (fft_) {
-    if (cl::Error e = fhog_.enqueue (frame.src, frame.candidates, l))
-      return e;
-    return fftconv_.enqueue (frame.candidates, frame.capacity, l);
-  }
-  if (bound_cand_ != frame.candidates.get ()) {
-    GPUDETECT_CL_TRY (cl::set_args_from (filters_.get (), 7, frame.candidates, frame.capacity));
-    bound_cand_ = frame.candidates.get ();
-  }
   if (cl::Error e = fhog_.enqueue (frame.src, frame.candidates, l))
     return e;
-  if (positions_ == 0)
-    return {};
-  if (!gpu_schedule_)
-    return l.launch (filters_.get (), round_up (std::max (ntiles_, 1), 8), 8, Phase::First);
-  const size_t local = compact_ ? kWg : 64;
-  return l.launch (filters_.get (), round_up (positions_, local), local, Phase::First);
+  return eval_.enqueue (frame, l);
 }
 
 std::vector<Detection> HogFilterFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
