@@ -13,11 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct {
-  int width, height;
-  guint8 *pixels;
-} Gray;
-
+#include "common.h"
 
 /* A file name of this process's in the temporary directory: element-gpudetect
  * and element-gpudetect-gpu-schedule run this program at the same time. */
@@ -30,19 +26,6 @@ static gchar *tmp_file (const char *name)
 }
 
 static Gray face_image;
-
-static void load_pgm (const char *path, Gray *g)
-{
-  /* runs before the tests: plain assertions, not check's */
-  FILE *f = fopen (path, "rb");
-  g_assert_nonnull (f);
-  int maxval = 0;
-  g_assert_true (fscanf (f, "P5 %d %d %d", &g->width, &g->height, &maxval) == 3 && maxval == 255);
-  fgetc (f);
-  g->pixels = g_malloc ((gsize) g->width * g->height);
-  g_assert_true (fread (g->pixels, 1, (size_t) g->width * g->height, f) == (size_t) g->width * g->height);
-  fclose (f);
-}
 
 /* The grey test image as a buffer of `format` (grey in every channel, neutral chroma). */
 static GstBuffer *fill_frame (GstBuffer *buf, const Gray *g, GstVideoFormat format, GstClockTime pts)
@@ -93,11 +76,6 @@ static GstHarness *new_harness (const char *props, GstVideoFormat format, int w,
   gst_harness_set_src_caps_str (hr, caps);
   g_free (caps);
   return hr;
-}
-
-static guint count_rois (GstBuffer *buf)
-{
-  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
 }
 
 /* Asserts one "face" ROI at exactly (x, y, w, h) in a fw x fh frame, with
@@ -277,27 +255,6 @@ GST_START_TEST (test_roi_and_resolution_change)
 }
 GST_END_TEST;
 
-static void expect_error (const char *props, GQuark domain, gint code)
-{
-  GstElement *pipe = gst_parse_launch (props, NULL);
-  fail_unless (pipe != NULL);
-  GstBus *bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "no error posted for '%s'", props);
-  GError *err = NULL;
-  gchar *dbg = NULL;
-  gst_message_parse_error (m, &err, &dbg);
-  fail_unless (err->domain == domain && err->code == code, "'%s': %s (%s)", props, err->message, dbg);
-  fail_unless (strlen (err->message) > 0);
-  g_error_free (err);
-  g_free (dbg);
-  gst_message_unref (m);
-  gst_object_unref (bus);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (pipe);
-}
-
 GST_START_TEST (test_errors)
 {
   expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=no-such-model ! fakesink",
@@ -420,48 +377,6 @@ GST_START_TEST (test_messages_and_latency)
 }
 GST_END_TEST;
 
-/* A 1080p decode pipeline (JPEG encode + decode of a moving pattern) into
- * gpudetect with 4 frames in flight, seeked with flushes while frames are in
- * flight: every segment's buffers leave in order and without a gap, start at
- * the seek target, and the stream still reaches EOS without error. */
-typedef struct {
-  GMutex lock;
-  GstClockTime last;     /* last PTS since the last flush */
-  guint since_flush;     /* buffers since the last flush */
-  guint total, flushes, disorder, gaps;
-  GstClockTime first_after_flush[4];
-} Order;
-
-static void on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, Order *o)
-{
-  g_mutex_lock (&o->lock);
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  if (o->since_flush > 0 && GST_CLOCK_TIME_IS_VALID (o->last)) {
-    if (pts <= o->last)
-      o->disorder++;
-    else if (pts - o->last > GST_SECOND / 30 + 1) /* videotestsrc: frames 1/30 s apart, rounded */
-      o->gaps++;
-  }
-  if (o->since_flush == 0 && o->flushes > 0 && o->flushes <= 4)
-    o->first_after_flush[o->flushes - 1] = pts;
-  o->last = pts;
-  o->since_flush++;
-  o->total++;
-  g_mutex_unlock (&o->lock);
-}
-
-static GstPadProbeReturn on_flush (GstPad *pad, GstPadProbeInfo *info, Order *o)
-{
-  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_FLUSH_STOP) {
-    g_mutex_lock (&o->lock);
-    o->flushes++;
-    o->since_flush = 0;
-    o->last = GST_CLOCK_TIME_NONE;
-    g_mutex_unlock (&o->lock);
-  }
-  return GST_PAD_PROBE_OK;
-}
-
 static guint order_total (Order *o)
 {
   g_mutex_lock (&o->lock);
@@ -470,6 +385,10 @@ static guint order_total (Order *o)
   return n;
 }
 
+/* A 1080p decode pipeline (JPEG encode + decode of a moving pattern) into
+ * gpudetect with 4 frames in flight, seeked with flushes while frames are in
+ * flight: every segment's buffers leave in order and without a gap, start at
+ * the seek target, and the stream still reaches EOS without error. */
 GST_START_TEST (test_pipeline_1080p_flushes)
 {
   GstElement *pipe = gst_parse_launch (

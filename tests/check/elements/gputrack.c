@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common.h"
+
 /* GPUTRACK_TEST_VERBOSE=1: every miss, false box and id switch */
 #define VERBOSE(...) \
   do { \
@@ -750,23 +752,6 @@ GST_END_TEST;
 
 /* ------------------------------------------------------------------------ */
 /* one upload for gpudetect ! gputrack                                       */
-
-typedef struct {
-  int width, height;
-  guint8 *pixels;
-} Gray;
-
-static void load_pgm (const char *path, Gray *g)
-{
-  FILE *f = fopen (path, "rb");
-  fail_unless (f != NULL, "%s", path);
-  int maxval = 0;
-  fail_unless (fscanf (f, "P5 %d %d %d", &g->width, &g->height, &maxval) == 3 && maxval == 255);
-  fgetc (f);
-  g->pixels = g_malloc ((gsize) g->width * g->height);
-  fail_unless (fread (g->pixels, 1, (size_t) g->width * g->height, f) == (size_t) g->width * g->height);
-  fclose (f);
-}
 
 /* Frame n of a clip of the test image's face moving right and down, in
  * colour (a tint that varies over the frame, so that the chroma matters), as

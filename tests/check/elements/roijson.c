@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
+
 /* The file's lines, each parsed as one JSON object (fails on anything else). */
 static GPtrArray *read_lines (const char *path)
 {
@@ -181,23 +183,6 @@ GST_START_TEST (test_stdout)
 }
 GST_END_TEST;
 
-typedef struct {
-  int width, height;
-  guint8 *pixels;
-} Gray;
-
-static void load_pgm (const char *path, Gray *g)
-{
-  FILE *f = fopen (path, "rb");
-  fail_unless (f != NULL);
-  int maxval = 0;
-  fail_unless (fscanf (f, "P5 %d %d %d", &g->width, &g->height, &maxval) == 3 && maxval == 255);
-  fgetc (f);
-  g->pixels = g_malloc ((gsize) g->width * g->height);
-  fail_unless (fread (g->pixels, 1, (size_t) g->width * g->height, f) == (size_t) g->width * g->height);
-  fclose (f);
-}
-
 /* gpudetect ! roijson on the test image: the face OpenCV's CascadeClassifier
  * finds (lbp-frontalface-improved, scale 1.1, 3 neighbours, min 24):
  * 88, 73, 90 x 90 (tests/check/elements/gpudetect.c). */
@@ -240,27 +225,6 @@ GST_START_TEST (test_gpudetect)
   g_free (g.pixels);
 }
 GST_END_TEST;
-
-static void expect_error (const char *desc, GQuark domain, gint code)
-{
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL);
-  GstBus *bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "no error posted for '%s'", desc);
-  GError *err = NULL;
-  gchar *dbg = NULL;
-  gst_message_parse_error (m, &err, &dbg);
-  fail_unless (err->domain == domain && err->code == code, "'%s': %s (%s)", desc, err->message, dbg);
-  fail_unless (strlen (err->message) > 0);
-  g_error_free (err);
-  g_free (dbg);
-  gst_message_unref (m);
-  gst_object_unref (bus);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (pipe);
-}
 
 GST_START_TEST (test_errors)
 {

@@ -16,26 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-  int width, height;
-  guint8 *pixels;
-} Gray;
+#include "common.h"
 
 static Gray face_image; /* 256 x 300, one face at (88, 73, 90 x 90) */
 static Gray face_crop;  /* its 200 x 200 crop from (50, 40): the face at (41, 38, 80 x 80) */
-
-static void load_pgm (const char *path, Gray *g)
-{
-  /* runs before the tests: plain assertions, not check's */
-  FILE *f = fopen (path, "rb");
-  g_assert_nonnull (f);
-  int maxval = 0;
-  g_assert_true (fscanf (f, "P5 %d %d %d", &g->width, &g->height, &maxval) == 3 && maxval == 255);
-  fgetc (f);
-  g->pixels = g_malloc ((gsize) g->width * g->height);
-  g_assert_true (fread (g->pixels, 1, (size_t) g->width * g->height, f) == (size_t) g->width * g->height);
-  fclose (f);
-}
 
 static const GstVideoFormat all_formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
     GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx};
@@ -159,11 +143,6 @@ static guint record_len (Record *r)
   guint n = r->pts->len;
   g_mutex_unlock (&r->lock);
   return n;
-}
-
-static guint count_rois (GstBuffer *buf)
-{
-  return gst_buffer_get_n_meta (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
 }
 
 /* One face ROI at (x, y, w, h), normalised by the frame's fw x fh. */
@@ -315,51 +294,8 @@ GST_END_TEST;
 
 /* A pipeline seeked with flushes while frames are in flight (the streaming
  * thread pushing, the seek from this one): every segment's buffers leave in
- * order without a gap, and the first one of each is the seek's target. */
-typedef struct {
-  GMutex lock;
-  GstClockTime last;
-  guint since_flush, flushes, disorder, gaps, total;
-  GstClockTime first_after_flush[8];
-  guint in_since_flush;    /* buffers into gpudetect since its last flush-stop */
-  guint in_at_flush[8];    /* ... at each flush-stop, and what had left then */
-  guint out_at_flush[8];
-  guint mid_since_flush, mid_at_flush[8]; /* pushed out of gpudetect */
-} Order;
-
-static void on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, Order *o)
-{
-  g_mutex_lock (&o->lock);
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  if (o->since_flush > 0 && GST_CLOCK_TIME_IS_VALID (o->last)) {
-    if (pts <= o->last)
-      o->disorder++;
-    else if (pts - o->last > GST_SECOND / 30 + 1)
-      o->gaps++;
-  }
-  if (o->since_flush == 0 && o->flushes > 0 && o->flushes <= 8)
-    o->first_after_flush[o->flushes - 1] = pts;
-  o->last = pts;
-  o->since_flush++;
-  o->total++;
-  g_mutex_unlock (&o->lock);
-}
-
-static GstPadProbeReturn on_flush (GstPad *pad, GstPadProbeInfo *info, Order *o)
-{
-  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_FLUSH_STOP) {
-    g_mutex_lock (&o->lock);
-    if (o->flushes < 8)
-      o->out_at_flush[o->flushes] = o->since_flush;
-    o->flushes++;
-    o->since_flush = 0;
-    o->last = GST_CLOCK_TIME_NONE;
-    g_mutex_unlock (&o->lock);
-  }
-  return GST_PAD_PROBE_OK;
-}
-
-/* On gpudetect's sink pad. */
+ * order without a gap, and the first one of each is the seek's target
+ * (Order, on_handoff and on_flush: common.h).  On gpudetect's sink pad: */
 static GstPadProbeReturn on_input (GstPad *pad, GstPadProbeInfo *info, Order *o)
 {
   g_mutex_lock (&o->lock);
@@ -707,29 +643,6 @@ GST_END_TEST;
 /* Runs `desc` to its error: the error's domain and code, its message the
  * English text given (a string of the po/ catalogues), and the pipeline
  * stops cleanly (to NULL) within the time. */
-static void expect_error (const char *desc, GQuark domain, gint code, const char *message, const char *debug_part)
-{
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL);
-  GstBus *bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "no error posted for '%s'", desc);
-  GError *err = NULL;
-  gchar *dbg = NULL;
-  gst_message_parse_error (m, &err, &dbg);
-  fail_unless (err->domain == domain && err->code == code, "'%s': %s (%s)", desc, err->message, dbg);
-  fail_unless_equals_string (err->message, message);
-  fail_unless (dbg != NULL && strstr (dbg, debug_part) != NULL, "debug text: %s", dbg);
-  fail_unless (g_str_has_prefix (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), "gpudetect"));
-  g_error_free (err);
-  g_free (dbg);
-  gst_message_unref (m);
-  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-}
-
 /* The message has a translation in every catalogue of po/. */
 static void assert_translated (const char *message)
 {
@@ -761,9 +674,9 @@ static void assert_translated (const char *message)
  * a child process (this very test binary), where only the child's case runs. */
 GST_START_TEST (test_no_device_child)
 {
-  expect_error ("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8 ! gpudetect ! fakesink",
-      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE, "No usable OpenCL device found.",
-      "no OpenCL device found");
+  expect_error_full ("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8 ! gpudetect ! fakesink",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE, 60, "No usable OpenCL device found.",
+      "no OpenCL device found", "gpudetect");
   /* gputrack too */
   GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=3 ! gputrack ! fakesink", NULL);
   GstBus *bus = gst_element_get_bus (pipe);
@@ -816,9 +729,9 @@ GST_END_TEST;
 GST_START_TEST (test_build_failure)
 {
   assert_translated ("Could not build the OpenCL detection kernels.");
-  expect_error ("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8 ! gpudetect tuning=\"build-options=-D WG=+\" ! "
-      "fakesink", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "Could not build the OpenCL detection kernels.",
-      "error");
+  expect_error_full ("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8 ! gpudetect tuning=\"build-options=-D WG=+\" ! "
+      "fakesink", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, 60, "Could not build the OpenCL detection kernels.",
+      "error", "gpudetect");
   GstHarness *h = gst_harness_new_parse ("gpudetect " FACE_PROPS " max-in-flight=1");
   set_caps (h, GST_VIDEO_FORMAT_GRAY8, face_image.width, face_image.height);
   fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0, 0)), GST_FLOW_OK);
