@@ -39,13 +39,6 @@ Rect from_dlib (const dlib::rectangle &r) {
           static_cast<int> (r.height ())};
 }
 
-double box_iou (const Rect &a, const Rect &b) {
-  const double l = std::max (a.x, b.x), t = std::max (a.y, b.y);
-  const double r = std::min (a.x + a.width, b.x + b.width), bm = std::min (a.y + a.height, b.y + b.height);
-  const double inter = r > l && bm > t ? (r - l) * (bm - t) : 0;
-  return inter / (static_cast<double> (a.width) * a.height + static_cast<double> (b.width) * b.height - inter);
-}
-
 bool close (double a, double b) { return std::fabs (a - b) <= std::max (1e-4, 1e-3 * std::fabs (b)); }
 
 } // namespace
@@ -169,8 +162,8 @@ int main (int argc, char **argv) {
       int best = -1;
       double bi = 0.5;
       for (size_t j = 0; j < res.objects.size (); j++)
-        if (!used[j] && box_iou (r, res.objects[j].rect) >= bi) {
-          bi = box_iou (r, res.objects[j].rect);
+        if (!used[j] && iou (r, res.objects[j].rect) >= bi) {
+          bi = iou (r, res.objects[j].rect);
           best = static_cast<int> (j);
         }
       if (best < 0) {

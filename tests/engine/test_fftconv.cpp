@@ -16,6 +16,7 @@
 //   candidates through atomics and through the work-group compaction, the
 //   CPU's row kernels).
 #include "check.h"
+#include "launcher.h"
 
 #include "families/hogfilter/fftconv.h"
 #include "families/hogfilter/patchwork.h"
@@ -30,24 +31,6 @@
 using namespace gpudetect;
 
 namespace {
-
-class QueueLauncher final : public Launcher {
-public:
-  explicit QueueLauncher (cl_command_queue q) : q_ (q) {}
-  cl::Error launch (cl_kernel k, size_t global, size_t local, Phase) override {
-    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (q_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
-    launches++;
-    return {};
-  }
-  cl::Error library (const std::function<cl::Error (cl_command_queue)> &enqueue, int n) override {
-    launches += n;
-    return enqueue (q_);
-  }
-  int launches = 0;
-
-private:
-  cl_command_queue q_;
-};
 
 void check_packing (const std::vector<PatchworkRect> &planes, const PatchworkPlan &p, const char *what) {
   CHECK_MSG (p.count > 0, "%s: no patchwork", what);

@@ -12,6 +12,7 @@
 //
 //   test-fhog IMAGE.pgm...
 #include "check.h"
+#include "launcher.h"
 #include "pgm.h"
 
 #include "families/hogfilter/fhog.h"
@@ -28,18 +29,6 @@
 using namespace gpudetect;
 
 namespace {
-
-class QueueLauncher final : public Launcher {
-public:
-  explicit QueueLauncher (cl_command_queue q) : q_ (q) {}
-  cl::Error launch (cl_kernel k, size_t global, size_t local, Phase) override {
-    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (q_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
-    return {};
-  }
-
-private:
-  cl_command_queue q_;
-};
 
 struct Diff {
   size_t values = 0, differ = 0;

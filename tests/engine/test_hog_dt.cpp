@@ -16,6 +16,8 @@
 //
 //   test-hog-dt IMAGE.pgm...
 #include "check.h"
+#include "pgm_cv.h"
+#include "launcher.h"
 
 #include "families/hogfilter/dthog.h"
 
@@ -29,30 +31,6 @@
 using namespace gpudetect;
 
 namespace {
-
-bool read_pgm (const std::string &path, cv::Mat *out) {
-  std::ifstream f (path, std::ios::binary);
-  std::string magic;
-  int w = 0, h = 0, maxval = 0;
-  if (!(f >> magic >> w >> h >> maxval) || magic != "P5" || maxval != 255 || w <= 0 || h <= 0)
-    return false;
-  f.get ();
-  *out = cv::Mat (h, w, CV_8U);
-  f.read (reinterpret_cast<char *> (out->data), static_cast<std::streamsize> (w) * h);
-  return static_cast<bool> (f);
-}
-
-class QueueLauncher final : public Launcher {
-public:
-  explicit QueueLauncher (cl_command_queue q) : q_ (q) {}
-  cl::Error launch (cl_kernel k, size_t global, size_t local, Phase) override {
-    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (q_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
-    return {};
-  }
-
-private:
-  cl_command_queue q_;
-};
 
 struct Diff {
   const char *what;

@@ -15,6 +15,7 @@
 //
 //   test-hog-people-parity [--min-f1 X] [--min-iou X] [--threshold T]... IMAGE.pgm...
 #include "check.h"
+#include "pgm_cv.h"
 
 #include "detector.h"
 #include "families/hogfilter/model.h"
@@ -31,18 +32,6 @@
 using namespace gpudetect;
 
 namespace {
-
-bool read_pgm (const std::string &path, cv::Mat *out) {
-  std::ifstream f (path, std::ios::binary);
-  std::string magic;
-  int w = 0, h = 0, maxval = 0;
-  if (!(f >> magic >> w >> h >> maxval) || magic != "P5" || maxval != 255 || w <= 0 || h <= 0)
-    return false;
-  f.get ();
-  *out = cv::Mat (h, w, CV_8U);
-  f.read (reinterpret_cast<char *> (out->data), static_cast<std::streamsize> (w) * h);
-  return static_cast<bool> (f);
-}
 
 // |a - b| relative to b (to 1e-3 for scores nearer 0: the engine's raw score
 // is a float sum near -rho, 6.67, with steps of 5e-7)

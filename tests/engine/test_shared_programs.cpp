@@ -3,6 +3,7 @@
 // several threads at once, freed when the last one goes; and every detector
 // on the shared context finds what a detector on a context of its own finds.
 #include "check.h"
+#include "pgm.h"
 #include "cl/shared.h"
 #include "detector.h"
 
@@ -15,23 +16,6 @@
 using namespace gpudetect;
 
 namespace {
-
-struct Gray {
-  int width = 0, height = 0;
-  std::vector<uint8_t> pixels;
-};
-
-bool read_pgm (const std::string &path, Gray *g) {
-  std::ifstream f (path, std::ios::binary);
-  std::string magic;
-  int maxval = 0;
-  if (!(f >> magic >> g->width >> g->height >> maxval) || magic != "P5" || maxval != 255)
-    return false;
-  f.get ();
-  g->pixels.resize (static_cast<size_t> (g->width) * g->height);
-  f.read (reinterpret_cast<char *> (g->pixels.data ()), g->pixels.size ());
-  return static_cast<bool> (f);
-}
 
 std::unique_ptr<Detector> make (const cl::Device *share, const std::string &model, const std::string &tuning = {}) {
   DetectorConfig c;
@@ -48,7 +32,7 @@ std::unique_ptr<Detector> make (const cl::Device *share, const std::string &mode
 } // namespace
 
 int main () {
-  Gray img;
+  Grey img;
   if (!read_pgm (GPUDETECT_TEST_DATA "/grace_hopper_256x300.pgm", &img)) {
     std::fprintf (stderr, "cannot read the test image\n");
     return 1;
@@ -59,7 +43,7 @@ int main () {
     return 1;
   }
   CHECK (dev.programs != nullptr && cl::program_builds (dev) == 0);
-  const Frame frame{img.pixels.data (), img.width, img.height, img.width, PixelFormat::Gray8};
+  const Frame frame{img.px.data (), img.cols, img.rows, img.cols, PixelFormat::Gray8};
 
   // The answer of a detector alone on its own context.
   FrameResult alone;
