@@ -314,7 +314,8 @@ hog_cells_rows (__global const uchar *pix, __global const int16 *levels, __globa
   for (int i = 0; i < (c1 - c0) * nc * HOG_CELL_FLOATS; i++)
     band[i] = 0.0f;
   __global const uchar *p = pix + d.s2;
-  const int y0 = max (1, HOG_CELL * c0 - HOG_CELL / 2), y1 = min (vnr - 1, HOG_CELL * (c1 - 1) + HOG_CELL + HOG_CELL / 2 - 1);
+  const int y0 = max (1, HOG_CELL * c0 - HOG_CELL / 2);
+  const int y1 = min (vnr - 1, HOG_CELL * (c1 - 1) + HOG_CELL + HOG_CELL / 2 - 1);
   /* the first column of the chunks: the first pixel of cell 0's right half */
   const int xc = HOG_CELL / 2;
   const int8 lane = (int8) (0, 1, 2, 3, 4, 5, 6, 7);

@@ -103,15 +103,12 @@ public:
     std::vector<FeatureLevel> levels;
     for (const DtLevel &l : dp.levels)
       levels.push_back ({l.blocks_y, l.blocks_x, l.block_offset, l.first_window});
-    if (cl::Error e = eval_.geometry (dev, levels, dt_.plane (), dt_.features (), dt_.levels (), dt_.nlevels ()))
+    if (cl::Error e = eval_.geometry (levels, dt_.plane (), dt_.features (), dt_.levels (), dt_.nlevels ()))
       return e;
-    dev_ = &dev;
     return parameters (p);
   }
 
   cl::Error parameters (const SearchParams &p) override {
-    if (!dev_)
-      return {};
     // score = dot + rho >= threshold: dot >= threshold + bias (bias = -rho)
     return eval_.thresholds (
         {float_at_least (model_.filters[0].bias + (p.threshold ? *p.threshold : model_.threshold))});
@@ -171,7 +168,6 @@ private:
   bool gpu_schedule_ = true;
   FilterEvaluator eval_;
   DtDevice dt_;
-  const cl::Device *dev_ = nullptr;
 };
 
 } // namespace

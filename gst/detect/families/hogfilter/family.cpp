@@ -4,8 +4,8 @@
 // every level (two launches), then every filter correlated with every window
 // position of every level, directly or through the frequency domain
 // (filtereval.h), each (position, filter) reaching its threshold appended to
-// the frame's candidates.  finish() maps them back to the frame as dlib does and applies
-// dlib's non-maximum suppression.
+// the frame's candidates.  finish() maps them back to the frame as dlib does
+// and applies dlib's non-maximum suppression.
 //
 // Window indices count positions x filters: the core's window grid of a
 // level is (positions across x filters) x (positions down), so that a
@@ -81,7 +81,6 @@ private:
   bool gpu_schedule_ = true;
   FilterEvaluator eval_;
   FhogDevice fhog_;
-  const cl::Device *dev_ = nullptr;
 };
 
 PyramidGeometry HogFilterFamily::plan (int width, int height, const SearchParams &) const {
@@ -132,15 +131,12 @@ cl::Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometr
   std::vector<FeatureLevel> levels;
   for (size_t k = 0; k < fp.levels.size (); k++)
     levels.push_back ({fp.levels[k].feat_rows, fp.levels[k].feat_cols, fp.levels[k].feat_offset, windows[k].first});
-  if (cl::Error e = eval_.geometry (dev, levels, fp.feat_plane, fhog_.features (), fhog_.levels (), fhog_.nlevels ()))
+  if (cl::Error e = eval_.geometry (levels, fp.feat_plane, fhog_.features (), fhog_.levels (), fhog_.nlevels ()))
     return e;
-  dev_ = &dev;
   return parameters (p);
 }
 
 cl::Error HogFilterFamily::parameters (const SearchParams &p) {
-  if (!dev_)
-    return {};
   const double t = p.threshold ? *p.threshold : model_.threshold;
   std::vector<float> th;
   for (const HogFilterModel::Filter &f : model_.filters)

@@ -13,7 +13,6 @@ constexpr int kTile = 64; // HOG_TILE (kernels/hog.cl)
 
 cl::Error FilterEvaluator::program (const BuildEnv &env, int filters, int rows, int cols, ProgramSpec *out) {
   gpu_ = env.gpu_schedule;
-  filters_ = filters;
   rows_ = rows;
   cols_ = cols;
   // direct or FFT correlation (tuning hog-eval; auto: the faster here)
@@ -50,8 +49,8 @@ cl::Error FilterEvaluator::setup (const cl::Device &dev, const cl::Program &prog
   return cl::make_buffer (dev, &thresholds_, std::max<size_t> (bank.filters.size (), 1) * sizeof (float));
 }
 
-cl::Error FilterEvaluator::geometry (const cl::Device &dev, const std::vector<FeatureLevel> &levels, size_t plane,
-                                     const cl::Mem &features, const cl::Mem &descriptors, int ndescriptors) {
+cl::Error FilterEvaluator::geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
+                                     const cl::Mem &descriptors, int ndescriptors) {
   bound_cand_ = nullptr;
   if (fft_)
     return fftconv_.geometry (levels, plane, features, thresholds_);
@@ -71,7 +70,7 @@ cl::Error FilterEvaluator::geometry (const cl::Device &dev, const std::vector<Fe
   }
   if (!gpu_) {
     ntiles_ = static_cast<int> (tiles.size ());
-    if (cl::Error e = cl::upload_vector (dev, &tiles_, tiles.empty () ? std::vector<cl_int4> (1) : tiles))
+    if (cl::Error e = cl::upload_vector (*dev_, &tiles_, tiles.empty () ? std::vector<cl_int4> (1) : tiles))
       return e;
     GPUDETECT_CL_TRY (cl::set_args (direct_.get (), descriptors, tiles_, cl_int (ntiles_), features, cl_int (plane),
                                     coef_, thresholds_));

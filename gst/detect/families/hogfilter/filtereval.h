@@ -36,13 +36,14 @@ public:
   const char *evaluation () const { return fft_ ? "FFT correlation" : "direct correlation"; }
 
   cl::Error setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank);
-  // (Re)plans for a frame: the levels (in the order of the descriptors),
-  // their planes `plane` floats apart in `features`; `descriptors` holds
-  // `ndescriptors` level descriptors (direct evaluation). Buffers stay the
-  // caller's and must outlive the launches.
-  cl::Error geometry (const cl::Device &dev, const std::vector<FeatureLevel> &levels, size_t plane,
-                      const cl::Mem &features, const cl::Mem &descriptors, int ndescriptors);
-  // The least score each filter keeps (one per filter, in the bank's order).
+  // (Re)plans for a frame, after setup: the levels (in the order of the
+  // descriptors), their planes `plane` floats apart in `features`;
+  // `descriptors` holds `ndescriptors` level descriptors (direct
+  // evaluation). Buffers stay the caller's and must outlive the launches.
+  cl::Error geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
+                      const cl::Mem &descriptors, int ndescriptors);
+  // The least score each filter keeps (one per filter, in the bank's order);
+  // nothing before setup.
   cl::Error thresholds (const std::vector<float> &least);
   // The frame's evaluation, after the launches that make its features.
   cl::Error enqueue (const FrameBuffers &frame, Launcher &l);
@@ -50,7 +51,7 @@ public:
 private:
   const cl::Device *dev_ = nullptr;
   bool gpu_ = true, compact_ = false, fft_ = false;
-  int filters_ = 0, rows_ = 0, cols_ = 0;
+  int rows_ = 0, cols_ = 0; // the filters' size
   FftCorrelator fftconv_;
   cl::Kernel direct_;
   cl::Mem coef_, thresholds_, tiles_;
