@@ -10,7 +10,11 @@
 //   the overload with foundWeights) against the engine's, matched one to one
 //   at IoU >= 0.5: F1 and mean IoU of the matches at least --min-f1 and
 //   --min-iou, per image and in total; matched objects' scores (the largest
-//   weight of the group) within 1e-3 relative.
+//   weight of the group) within 1e-3 relative.  detectMultiScale runs on one
+//   thread: on several, its levels append their rectangles and their weights
+//   under two separate locks, so another level's rectangles can come between
+//   them and a group's weights then belong to other windows (a score 7x off
+//   in about one run in three on 2 cores).
 // At each --threshold given (and 0, detectMultiScale's default).
 //
 //   test-hog-people-parity [--min-f1 X] [--min-iou X] [--threshold T]... IMAGE.pgm...
@@ -20,6 +24,7 @@
 #include "detector.h"
 #include "families/hogfilter/model.h"
 
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
@@ -142,7 +147,10 @@ int main (int argc, char **argv) {
       // objects
       std::vector<cv::Rect> found;
       std::vector<double> fw;
+      const int threads = cv::getNumThreads ();
+      cv::setNumThreads (1);
       hog.detectMultiScale (img, found, fw, t, cv::Size (), cv::Size (), 1.05, 2.0);
+      cv::setNumThreads (threads);
       Tally m;
       std::vector<bool> used (res.objects.size (), false);
       for (size_t i = 0; i < found.size (); i++) {
