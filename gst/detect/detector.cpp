@@ -70,6 +70,7 @@ struct Detector::Impl {
 
   std::vector<Slot> slots;
   uint64_t host_syncs = 0;
+  uint64_t frames_collected = 0; // seeds the candidates' shuffle (DetectorConfig::candidate_order_seed)
   Detector::HostTimes host_times;
   std::shared_ptr<cl::HostAllocator> host_alloc; // page-locked frame memory, made on first use
   // Uploads on a queue of their own, so that a frame's upload runs while the
@@ -526,6 +527,9 @@ std::string Detector::collect (int ticket, FrameResult *out) {
     Impl::times (s, &out->times);
   out->truncated = s.result_ptr[0] > static_cast<uint32_t> (m.cfg.hit_capacity);
   out->lost = s.result_ptr[1];
+  if (m.cfg.candidate_order_seed)
+    shuffle_candidates (s.result_ptr + kCandidateHeader, n, m.cfg.candidate_order_seed + m.frames_collected);
+  m.frames_collected++;
   out->hits = decode_candidates (*s.geom, s.result_ptr + kCandidateHeader, n);
   const auto g0 = Clock::now ();
   out->objects = m.family->finish (out->hits, *s.geom, m.search);

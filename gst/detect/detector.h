@@ -57,6 +57,10 @@ struct DetectorConfig {
   bool share_frames = false;
   // Expert knobs, "key=value;..." (core/tuning.h), over GPUDETECT_TUNING.
   std::string tuning;
+  // Non-zero: collect() shuffles each frame's raw candidates with this seed
+  // before decoding them, as a device whose compaction wrote them in another
+  // order would (the determinism test: objects must not depend on it).
+  uint32_t candidate_order_seed = 0;
 };
 
 // Device time of each phase of a frame, in microseconds (profiling events).

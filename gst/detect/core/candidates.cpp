@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <utility>
 
 namespace gpudetect {
 
@@ -38,6 +40,15 @@ std::vector<RawHit> decode_candidates (const PyramidGeometry &g, const uint32_t 
     hits.push_back (h);
   }
   return hits;
+}
+
+void shuffle_candidates (uint32_t *pairs, uint32_t n, uint64_t seed) {
+  std::mt19937_64 rng (seed);
+  for (uint32_t i = n; i > 1; i--) { // Fisher-Yates over whole pairs
+    const uint32_t j = static_cast<uint32_t> (rng () % i);
+    std::swap (pairs[2 * (i - 1)], pairs[2 * j]);
+    std::swap (pairs[2 * (i - 1) + 1], pairs[2 * j + 1]);
+  }
 }
 
 } // namespace gpudetect

@@ -41,4 +41,8 @@ struct Detection {
 // index (the order does not depend on the device's).
 std::vector<RawHit> decode_candidates (const PyramidGeometry &g, const uint32_t *pairs, uint32_t n);
 
+// Puts `n` (window, score bits) pairs in another order, the same for the same
+// seed: the order a device's compaction might have written them in.
+void shuffle_candidates (uint32_t *pairs, uint32_t n, uint64_t seed);
+
 } // namespace gpudetect
