@@ -23,6 +23,8 @@
 
 #include "gstgpudetect.h"
 
+#include "gpubasetransform.h"
+
 #include "cl/shared.h"
 #include "detector.h"
 #include "gpudetect-elements.h"
@@ -38,7 +40,6 @@
 #endif
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -63,7 +64,6 @@ enum {
   PROP_THRESHOLD,
   PROP_LABEL,
   PROP_INFERENCE_INTERVAL,
-  PROP_MAX_IN_FLIGHT,
   PROP_SKIP_WHEN_BUSY,
   PROP_ROI_X,
   PROP_ROI_Y,
@@ -71,7 +71,6 @@ enum {
   PROP_ROI_HEIGHT,
   PROP_MESSAGE_MODE,
   PROP_DEVICE_NAME,
-  PROP_UPLOAD_POOL,
   PROP_TUNING,
   PROP_LEVELS_PER_OCTAVE,
   PROP_SHRINK,
@@ -84,9 +83,7 @@ enum {
 #define DEFAULT_MIN_NEIGHBORS 3
 #define DEFAULT_THRESHOLD 0.0
 #define DEFAULT_INFERENCE_INTERVAL 1
-#define DEFAULT_MAX_IN_FLIGHT 2
 #define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
-#define DEFAULT_UPLOAD_POOL TRUE
 
 namespace {
 
@@ -102,22 +99,17 @@ struct Settings {
   guint levels_per_octave = 0, shrink = 0; // 0: the model's
   std::string label;
   guint interval = DEFAULT_INFERENCE_INTERVAL;
-  guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   bool skip_when_busy = false;
   int roi_x = 0, roi_y = 0, roi_w = 0, roi_h = 0;
   GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
-  bool upload_pool = DEFAULT_UPLOAD_POOL;
 };
 
-// One buffer held by the element, in arrival order.
-struct Pending {
-  GstBuffer *buffer = nullptr; // our reference, kept until the device is done with its frame
-  GstVideoFrame frame;         // mapped while the device may still read it (direct upload)
-  bool mapped = false;
-  int ticket = -1;             // detector slot, -1 when not detected
-  int roi_x = 0, roi_y = 0;    // offset of the searched region in the frame
+// A held buffer: its detector slot and result.
+struct DetectFrame : GpuFrame {
+  int ticket = -1;           // detector slot, -1 when not detected
+  int roi_x = 0, roi_y = 0;  // offset of the searched region in the frame
   gpudetect::FrameResult result;
-  bool have_result = false;
+  bool detected = false;     // `result` holds the frame's objects
   std::string label;
 };
 
@@ -137,17 +129,12 @@ struct GstGpuDetectPrivate {
   std::mutex lock; // guards settings and the search parameters
   Settings settings;
   bool search_changed = false;
-  GpuDetectDeviceSlot shared; // the OpenCL context shared with gputrack (gstcldevice.h)
 
   // streaming state (streaming thread only)
   std::unique_ptr<gpudetect::Detector> detector;
-  GstVideoInfo info;
-  bool have_info = false;
-  std::deque<Pending> fifo;
   guint64 frame_count = 0;
   size_t last_count = G_MAXSIZE;
   std::string device_name;
-  GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
   guint64 host_memory_frames = 0;         // detected frames that arrived in it
   guint64 lost_candidates = 0;            // windows a family's full list dropped, all told
   gint64 element_us = 0;                  // streaming thread's time in submit and output, all told
@@ -155,20 +142,15 @@ struct GstGpuDetectPrivate {
   // Whether an element downstream reads the frames from the device
   // (gputrack on the same context: gstdeviceframe.h), asked once per caps.
   bool asked_consumer = false, consumer = false;
-
-  // QoS
-  std::mutex qos_lock;
-  GstClockTime earliest_time = GST_CLOCK_TIME_NONE;
-  guint64 processed = 0, skipped = 0;
 };
 
 struct _GstGpuDetect {
-  GstBaseTransform parent;
+  GstGpuBaseTransform parent;
   GstGpuDetectPrivate *priv;
 };
 
 #define gst_gpu_detect_parent_class parent_class
-G_DEFINE_TYPE (GstGpuDetect, gst_gpu_detect, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE (GstGpuDetect, gst_gpu_detect, GST_TYPE_GPU_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gpudetect, "gpudetect", GST_RANK_NONE, GST_TYPE_GPU_DETECT,
                                        gpudetect_element_init (plugin));
 
@@ -197,10 +179,10 @@ static GstStaticPadTemplate src_template =
 /* ------------------------------------------------------------------------ */
 /* results → metadata and messages                                           */
 
-static void attach_results (GstGpuDetect *self, GstBuffer *buf, const Pending &p)
+static void attach_results (GstGpuDetect *self, GstBuffer *buf, const DetectFrame &p)
 {
-  GstGpuDetectPrivate *priv = self->priv;
-  const double fw = GST_VIDEO_INFO_WIDTH (&priv->info), fh = GST_VIDEO_INFO_HEIGHT (&priv->info);
+  const GstVideoInfo *info = gst_gpu_base_transform_info (GST_GPU_BASE_TRANSFORM (self));
+  const double fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
   GQuark label_q = g_quark_from_string (p.label.c_str ());
 #ifdef HAVE_GST_ANALYTICS
   GstAnalyticsRelationMeta *rmeta = nullptr;
@@ -228,7 +210,7 @@ static void attach_results (GstGpuDetect *self, GstBuffer *buf, const Pending &p
   }
 }
 
-static void post_message (GstGpuDetect *self, GstBuffer *buf, const Pending &p)
+static void post_message (GstGpuDetect *self, GstBuffer *buf, const DetectFrame &p)
 {
   GstGpuDetectPrivate *priv = self->priv;
   GstGpuDetectMessageMode mode;
@@ -269,29 +251,32 @@ static void post_message (GstGpuDetect *self, GstBuffer *buf, const Pending &p)
 }
 
 /* ------------------------------------------------------------------------ */
-/* FIFO                                                                      */
+/* frames in flight (GstGpuBaseTransform)                                    */
 
-static void unmap (Pending &p)
+static GstGpuDetect *detect_of (GstGpuBaseTransform *base) { return GST_GPU_DETECT (base); }
+
+static gboolean gst_gpu_detect_ready (GstGpuBaseTransform *base, GpuFrame *frame)
 {
-  if (p.mapped)
-    gst_video_frame_unmap (&p.frame);
-  p.mapped = false;
+  const DetectFrame &p = static_cast<const DetectFrame &> (*frame);
+  return p.ticket < 0 || detect_of (base)->priv->detector->ready (p.ticket);
 }
 
 // Waits for the entry's device work (if any) and reads its result.
-static gboolean complete (GstGpuDetect *self, Pending &p)
+static gboolean gst_gpu_detect_complete (GstGpuBaseTransform *base, GpuFrame *frame)
 {
+  GstGpuDetect *self = detect_of (base);
   GstGpuDetectPrivate *priv = self->priv;
-  if (p.ticket < 0 || p.have_result)
+  ScopeTimer timer (&priv->element_us);
+  DetectFrame &p = static_cast<DetectFrame &> (*frame);
+  if (p.ticket < 0)
     return TRUE;
   std::string err = priv->detector->collect (p.ticket, &p.result);
   p.ticket = -1;
-  unmap (p);
   if (!err.empty ()) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")), ("%s", err.c_str ()));
     return FALSE;
   }
-  p.have_result = true;
+  p.detected = true;
   if (p.result.lost > 0) {
     // a list of the family's own was full (WaldBoost's staged reduction):
     // those windows were not evaluated to the end
@@ -303,12 +288,15 @@ static gboolean complete (GstGpuDetect *self, Pending &p)
   return TRUE;
 }
 
-// Turns a completed entry into the output buffer (metadata attached).
-static GstBuffer *finish (GstGpuDetect *self, Pending &p)
+// The completed entry's buffer, its metadata attached.
+static GstBuffer *gst_gpu_detect_finish (GstGpuBaseTransform *base, GpuFrame *frame)
 {
+  GstGpuDetect *self = detect_of (base);
+  ScopeTimer timer (&self->priv->element_us);
+  DetectFrame &p = static_cast<DetectFrame &> (*frame);
   GstBuffer *buf = p.buffer;
   p.buffer = nullptr;
-  if (p.have_result) {
+  if (p.detected) {
     if (!p.result.objects.empty ()) {
       buf = gst_buffer_make_writable (buf);
       attach_results (self, buf, p);
@@ -318,38 +306,23 @@ static GstBuffer *finish (GstGpuDetect *self, Pending &p)
   return buf;
 }
 
-static void discard_all (GstGpuDetect *self)
+// Drops the device work of every held frame.
+static void gst_gpu_detect_discard (GstGpuBaseTransform *base)
 {
-  GstGpuDetectPrivate *priv = self->priv;
-  for (Pending &p : priv->fifo) {
+  GstGpuDetectPrivate *priv = detect_of (base)->priv;
+  for (std::unique_ptr<GpuFrame> &f : gst_gpu_base_transform_frames (base)) {
+    DetectFrame &p = static_cast<DetectFrame &> (*f);
     if (p.ticket >= 0 && priv->detector)
       priv->detector->discard (p.ticket);
-    unmap (p);
-    gst_clear_buffer (&p.buffer);
+    p.ticket = -1;
   }
-  priv->fifo.clear ();
 }
 
-// Pushes every held buffer downstream, in order (EOS, caps, serialized events).
-static GstFlowReturn drain (GstGpuDetect *self)
+static std::shared_ptr<gpudetect::cl::HostAllocator> gst_gpu_detect_host_memory (GstGpuBaseTransform *base,
+                                                                                 std::string *error)
 {
-  GstGpuDetectPrivate *priv = self->priv;
-  GstFlowReturn ret = GST_FLOW_OK;
-  while (!priv->fifo.empty ()) {
-    Pending p = std::move (priv->fifo.front ());
-    priv->fifo.pop_front ();
-    if (!complete (self, p)) {
-      gst_clear_buffer (&p.buffer);
-      ret = GST_FLOW_ERROR;
-      continue;
-    }
-    GstBuffer *out = finish (self, p);
-    if (ret == GST_FLOW_OK)
-      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
-    else
-      gst_buffer_unref (out);
-  }
-  return ret;
+  GstGpuDetectPrivate *priv = detect_of (base)->priv;
+  return priv->detector ? priv->detector->host_allocator (error) : nullptr;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -369,7 +342,7 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     cfg.min_neighbors = s.min_neighbors;
     cfg.min_size = {s.min_w, s.min_h};
     cfg.max_size = {s.max_w, s.max_h};
-    cfg.slots = static_cast<int> (s.max_in_flight);
+    cfg.slots = 0; // below: max-in-flight as the base holds it
     if (s.threshold_set)
       cfg.threshold = s.threshold;
     cfg.tuning = s.tuning;
@@ -382,10 +355,15 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     cfg.share_frames = true;
     priv->search_changed = false;
   }
+  GstGpuBaseTransform *base = GST_GPU_BASE_TRANSFORM (trans);
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
+  cfg.slots = static_cast<int> (gst_gpu_base_transform_max_in_flight (base));
   std::string err;
   gpudetect::CreateError kind = gpudetect::CreateError::None;
   GpuDetectSharedDevice device;
-  if (gpudetect_cl_device_ensure (GST_ELEMENT (self), cfg.device, &priv->shared, &device, &err))
+  if (gpudetect_cl_device_ensure (GST_ELEMENT (self), cfg.device, gst_gpu_base_transform_device_slot (base), &device,
+                                  &err))
     cfg.share = device.get ();
   else
     kind = gpudetect::CreateError::Device;
@@ -421,18 +399,13 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   priv->host_memory_frames = 0;
   priv->lost_candidates = 0;
   priv->last_count = G_MAXSIZE;
-  priv->processed = priv->skipped = 0;
-  {
-    std::lock_guard<std::mutex> g (priv->qos_lock);
-    priv->earliest_time = GST_CLOCK_TIME_NONE;
-  }
   return TRUE;
 }
 
 static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
 {
   GstGpuDetect *self = GST_GPU_DETECT (trans);
-  discard_all (self);
+  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans); // in-flight work dropped while the detector exists
   if (self->priv->detector) {
     // Where the streaming thread's time went (GST_DEBUG=gpudetect:4).
     const gpudetect::Detector::HostTimes t = self->priv->detector->host_times ();
@@ -451,9 +424,7 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
                      static_cast<double> (self->priv->element_us) / self->priv->element_frames);
   self->priv->element_us = 0;
   self->priv->element_frames = 0;
-  gst_clear_object (&self->priv->host_allocator);
   self->priv->detector.reset ();
-  self->priv->have_info = false;
   return TRUE;
 }
 
@@ -475,10 +446,8 @@ static gboolean gst_gpu_detect_set_caps (GstBaseTransform *trans, GstCaps *incap
                        ("format %s", gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info))));
     return FALSE;
   }
-  self->priv->info = info;
-  self->priv->have_info = true;
   self->priv->asked_consumer = false;
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps);
 }
 
 static gpudetect::PixelFormat pixel_format (GstVideoFormat f)
@@ -492,29 +461,20 @@ static gpudetect::PixelFormat pixel_format (GstVideoFormat f)
   }
 }
 
-static bool is_late (GstGpuDetect *self, GstBuffer *buf)
+// Every input buffer is held; its detection is submitted when it is to be
+// detected.
+static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer *buf, std::unique_ptr<GpuFrame> *out)
 {
-  GstGpuDetectPrivate *priv = self->priv;
-  if (!gst_base_transform_is_qos_enabled (GST_BASE_TRANSFORM (self)))
-    return false;
-  GstClockTime ts = GST_BUFFER_PTS (buf);
-  if (!GST_CLOCK_TIME_IS_VALID (ts))
-    return false;
-  GstClockTime rt = gst_segment_to_running_time (&GST_BASE_TRANSFORM (self)->segment, GST_FORMAT_TIME, ts);
-  std::lock_guard<std::mutex> g (priv->qos_lock);
-  return GST_CLOCK_TIME_IS_VALID (priv->earliest_time) && GST_CLOCK_TIME_IS_VALID (rt) && rt < priv->earliest_time;
-}
-
-// Frames are held, not transformed: every input buffer goes into the FIFO,
-// with device work submitted when it is to be detected.
-static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
-{
-  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  GstGpuDetect *self = detect_of (base);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (base);
   GstGpuDetectPrivate *priv = self->priv;
   ScopeTimer timer (&priv->element_us);
   priv->element_frames++;
-  if (!priv->have_info || !priv->detector) {
-    gst_buffer_unref (buf);
+  auto entry = std::make_unique<DetectFrame> ();
+  DetectFrame &p = *entry;
+  p.buffer = buf;
+  p.done = true; // until device work is submitted for it
+  if (!priv->detector) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")), ("no caps before the first buffer"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
@@ -531,22 +491,12 @@ static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans
     priv->detector->set_min_neighbors (s.min_neighbors);
     priv->detector->set_threshold (s.threshold_set ? std::optional<double> (s.threshold) : std::nullopt);
   }
-  Pending p;
-  p.buffer = buf;
   p.label = s.label.empty () ? priv->detector->model ().label : s.label;
   const guint64 n = priv->frame_count++;
   bool detect = n % std::max<guint> (s.interval, 1) == 0;
-  if (detect && is_late (self, buf)) {
+  if (detect && gst_gpu_base_transform_is_late (base, buf)) {
     detect = false;
-    priv->skipped++;
-    GstClockTime ts = GST_BUFFER_PTS (buf);
-    GstSegment *seg = &trans->segment;
-    GstMessage *m = gst_message_new_qos (GST_OBJECT (self), FALSE,
-                                         gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts),
-                                         gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts), ts,
-                                         GST_BUFFER_DURATION (buf));
-    gst_message_set_qos_stats (m, GST_FORMAT_BUFFERS, priv->processed, priv->skipped);
-    gst_element_post_message (GST_ELEMENT (self), m);
+    gst_gpu_base_transform_report_skip (base, buf);
   }
   if (detect && priv->detector->free_slots () == 0 && s.skip_when_busy)
     detect = false;
@@ -559,27 +509,25 @@ static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans
   }
   if (detect) {
     // Free a slot by completing the oldest detected frames (they stay queued).
-    for (Pending &q : priv->fifo) {
+    for (std::unique_ptr<GpuFrame> &q : gst_gpu_base_transform_frames (base)) {
       if (priv->detector->free_slots () > 0)
         break;
-      if (q.ticket >= 0 && !complete (self, q))
+      if (!gst_gpu_base_transform_complete (base, q.get ()))
         return GST_FLOW_ERROR;
     }
     const bool full_frame = s.roi_x <= 0 && s.roi_y <= 0 && s.roi_w <= 0 && s.roi_h <= 0;
     const bool share = priv->consumer && full_frame;
     if (share)
       p.buffer = buf = gst_buffer_make_writable (buf); // for the frame's meta
-    GstVideoFrame &frame = p.frame;
+    GstVideoFrame &frame = p.video;
     // sharing: the entry's reference keeps the buffer, which stays writable
     // for the frame's meta
     const GstMapFlags flags =
         share ? static_cast<GstMapFlags> (GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF) : GST_MAP_READ;
-    if (!gst_video_frame_map (&frame, &priv->info, buf, flags)) {
+    if (!p.map (gst_gpu_base_transform_info (base), flags)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
-      gst_buffer_unref (buf);
       return GST_FLOW_ERROR;
     }
-    p.mapped = true;
     const int W = GST_VIDEO_FRAME_WIDTH (&frame), H = GST_VIDEO_FRAME_HEIGHT (&frame);
     int rx = std::clamp (s.roi_x, 0, W), ry = std::clamp (s.roi_y, 0, H);
     int rw = s.roi_w > 0 ? std::min (s.roi_w, W - rx) : W - rx;
@@ -608,160 +556,19 @@ static GstFlowReturn gst_gpu_detect_submit_input_buffer (GstBaseTransform *trans
     if (p.ticket >= 0 && gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
       priv->host_memory_frames++;
     if (p.ticket < 0)
-      unmap (p); // nothing in flight reads it
+      p.unmap (); // nothing in flight reads it
     if (!err.empty ()) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")), ("%s", err.c_str ()));
-      gst_buffer_unref (buf);
       return GST_FLOW_ERROR;
     }
     p.roi_x = rx;
     p.roi_y = ry;
-    p.have_result = p.ticket < 0; // an empty search region detects nothing
-    priv->processed++;
+    p.done = p.ticket < 0;
+    p.detected = p.ticket < 0; // an empty search region detects nothing
+    gst_gpu_base_transform_count_processed (base);
   }
-  priv->fifo.push_back (std::move (p));
+  *out = std::move (entry);
   return GST_FLOW_OK;
-}
-
-// Returns the oldest held buffer once its device work is done; blocks on it
-// only when max-in-flight buffers are held.
-static GstFlowReturn gst_gpu_detect_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
-{
-  GstGpuDetect *self = GST_GPU_DETECT (trans);
-  GstGpuDetectPrivate *priv = self->priv;
-  ScopeTimer timer (&priv->element_us);
-  *outbuf = nullptr;
-  if (priv->fifo.empty ())
-    return GST_FLOW_OK;
-  guint max_in_flight;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    max_in_flight = priv->settings.max_in_flight;
-  }
-  Pending &front = priv->fifo.front ();
-  const bool done = front.ticket < 0 || priv->detector->ready (front.ticket);
-  if (!done && priv->fifo.size () < max_in_flight)
-    return GST_FLOW_OK;
-  if (!complete (self, front)) {
-    gst_clear_buffer (&front.buffer);
-    priv->fifo.pop_front ();
-    return GST_FLOW_ERROR;
-  }
-  *outbuf = finish (self, front);
-  priv->fifo.pop_front ();
-  return GST_FLOW_OK;
-}
-
-static gboolean gst_gpu_detect_sink_event (GstBaseTransform *trans, GstEvent *event)
-{
-  GstGpuDetect *self = GST_GPU_DETECT (trans);
-  switch (GST_EVENT_TYPE (event)) {
-  case GST_EVENT_FLUSH_STOP:
-    discard_all (self);
-    {
-      std::lock_guard<std::mutex> g (self->priv->qos_lock);
-      self->priv->earliest_time = GST_CLOCK_TIME_NONE;
-    }
-    break;
-  case GST_EVENT_FLUSH_START:
-    break;
-  default:
-    // Held buffers go out before any serialized event (EOS, caps, segment...).
-    if (GST_EVENT_IS_SERIALIZED (event) && !self->priv->fifo.empty ())
-      drain (self);
-    break;
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-}
-
-static gboolean gst_gpu_detect_src_event (GstBaseTransform *trans, GstEvent *event)
-{
-  GstGpuDetect *self = GST_GPU_DETECT (trans);
-  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS) {
-    GstQOSType type;
-    gdouble proportion;
-    GstClockTimeDiff diff;
-    GstClockTime ts;
-    gst_event_parse_qos (event, &type, &proportion, &diff, &ts);
-    std::lock_guard<std::mutex> g (self->priv->qos_lock);
-    if (type == GST_QOS_TYPE_UNDERFLOW || !GST_CLOCK_TIME_IS_VALID (ts))
-      self->priv->earliest_time = GST_CLOCK_TIME_NONE;
-    else if (diff > 0)
-      self->priv->earliest_time = ts + 2 * diff;
-    else
-      self->priv->earliest_time = ts + diff;
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
-}
-
-static gboolean gst_gpu_detect_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
-{
-  GstGpuDetect *self = GST_GPU_DETECT (trans);
-  if (gpudetect_cl_device_handle_query (GST_ELEMENT (self), query, &self->priv->shared))
-    return TRUE;
-  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN) {
-    drain (self);
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
-  }
-  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
-      return FALSE;
-    gboolean live;
-    GstClockTime min, max;
-    gst_query_parse_latency (query, &live, &min, &max);
-    // A frame waits for at most max-in-flight - 1 later frames before it leaves.
-    guint depth;
-    {
-      std::lock_guard<std::mutex> g (self->priv->lock);
-      depth = self->priv->settings.max_in_flight - 1;
-    }
-    GstClockTime frame = GST_SECOND / 30;
-    if (self->priv->have_info && GST_VIDEO_INFO_FPS_N (&self->priv->info) > 0)
-      frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&self->priv->info),
-                                         GST_VIDEO_INFO_FPS_N (&self->priv->info));
-    GstClockTime ours = depth * frame;
-    min += ours;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += ours;
-    gst_query_set_latency (query, live, min, max);
-    return TRUE;
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
-}
-
-// Offers upstream a video buffer pool in page-locked memory (see
-// gsthostmemory.h): frames decoded into it upload to the device by DMA alone.
-// Buffers pass through unchanged, so the query first goes downstream (the
-// base class's passthrough answer); a pool proposed there is left first.
-static gboolean gst_gpu_detect_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
-{
-  GstGpuDetect *self = GST_GPU_DETECT (trans);
-  GstGpuDetectPrivate *priv = self->priv;
-  // Downstream may not answer (fakesink does not): we answer all the same.
-  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
-  bool offer;
-  guint min_buffers;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    offer = priv->settings.upload_pool;
-    min_buffers = priv->settings.max_in_flight;
-  }
-  GstCaps *caps = nullptr;
-  gboolean need_pool = FALSE;
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!offer || !priv->detector || !caps || gst_query_get_n_allocation_pools (query) > 0)
-    return TRUE;
-  if (!priv->host_allocator) {
-    std::string err;
-    std::shared_ptr<gpudetect::cl::HostAllocator> blocks = priv->detector->host_allocator (&err);
-    if (!blocks) {
-      GST_WARNING_OBJECT (self, "no page-locked memory to offer upstream: %s", err.c_str ());
-      return TRUE;
-    }
-    priv->host_allocator = gst_gpu_detect_host_allocator_new (std::move (blocks));
-  }
-  gst_gpu_detect_host_pool_offer (GST_OBJECT (self), priv->host_allocator, query, caps, min_buffers);
-  return TRUE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -792,14 +599,12 @@ static void gst_gpu_detect_set_property (GObject *object, guint prop_id, const G
   case PROP_SHRINK: s.shrink = g_value_get_uint (value); break;
   case PROP_LABEL: s.label = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
   case PROP_INFERENCE_INTERVAL: s.interval = g_value_get_uint (value); break;
-  case PROP_MAX_IN_FLIGHT: s.max_in_flight = g_value_get_uint (value); break;
   case PROP_SKIP_WHEN_BUSY: s.skip_when_busy = g_value_get_boolean (value); break;
   case PROP_ROI_X: s.roi_x = g_value_get_int (value); break;
   case PROP_ROI_Y: s.roi_y = g_value_get_int (value); break;
   case PROP_ROI_WIDTH: s.roi_w = g_value_get_int (value); break;
   case PROP_ROI_HEIGHT: s.roi_h = g_value_get_int (value); break;
   case PROP_MESSAGE_MODE: s.message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
-  case PROP_UPLOAD_POOL: s.upload_pool = g_value_get_boolean (value); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -825,17 +630,15 @@ static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue 
   case PROP_SHRINK: g_value_set_uint (value, s.shrink); break;
   case PROP_LABEL: g_value_set_string (value, s.label.empty () ? nullptr : s.label.c_str ()); break;
   case PROP_INFERENCE_INTERVAL: g_value_set_uint (value, s.interval); break;
-  case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, s.max_in_flight); break;
   case PROP_SKIP_WHEN_BUSY: g_value_set_boolean (value, s.skip_when_busy); break;
   case PROP_ROI_X: g_value_set_int (value, s.roi_x); break;
   case PROP_ROI_Y: g_value_set_int (value, s.roi_y); break;
   case PROP_ROI_WIDTH: g_value_set_int (value, s.roi_w); break;
   case PROP_ROI_HEIGHT: g_value_set_int (value, s.roi_h); break;
   case PROP_MESSAGE_MODE: g_value_set_enum (value, s.message_mode); break;
-  case PROP_UPLOAD_POOL: g_value_set_boolean (value, s.upload_pool); break;
   case PROP_DEVICE_NAME: g_value_set_string (value, priv->device_name.empty () ? nullptr : priv->device_name.c_str ()); break;
   case PROP_PROGRAM_BUILDS: {
-    GpuDetectSharedDevice d = priv->shared.get ();
+    GpuDetectSharedDevice d = gst_gpu_base_transform_device_slot (GST_GPU_BASE_TRANSFORM (self))->get ();
     g_value_set_uint64 (value, d ? gpudetect::cl::program_builds (*d) : 0);
     break;
   }
@@ -843,16 +646,9 @@ static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue 
   }
 }
 
-static void gst_gpu_detect_set_context (GstElement *element, GstContext *context)
-{
-  GST_GPU_DETECT (element)->priv->shared.set_context (context);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
-}
-
 static void gst_gpu_detect_finalize (GObject *object)
 {
   GstGpuDetect *self = GST_GPU_DETECT (object);
-  discard_all (self);
   delete self->priv;
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -860,10 +656,7 @@ static void gst_gpu_detect_finalize (GObject *object)
 static void gst_gpu_detect_init (GstGpuDetect *self)
 {
   self->priv = new GstGpuDetectPrivate ();
-  gst_video_info_init (&self->priv->info);
-  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
-  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
-  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE); // late frames pass undetected
 }
 
 static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
@@ -871,6 +664,7 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_gpu_detect_debug, "gpudetect", 0, "OpenCL object detection");
 
@@ -933,10 +727,6 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       g_param_spec_uint ("inference-interval", "Inference interval",
           "Detect on every Nth frame; the others pass through without metadata", 1, G_MAXUINT,
           DEFAULT_INFERENCE_INTERVAL, playing));
-  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
-      g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
-          "Frames held while their detection runs on the device (1: synchronous)", 1, 16, DEFAULT_MAX_IN_FLIGHT,
-          ready));
   g_object_class_install_property (gobject_class, PROP_SKIP_WHEN_BUSY,
       g_param_spec_boolean ("skip-when-busy", "Skip when busy",
           "Pass frames through undetected when every device slot is busy instead of waiting (live sources)", FALSE,
@@ -955,11 +745,6 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       g_param_spec_enum ("message-mode", "Message mode",
           "When to post the \"gpudetect\" element message with the detected objects",
           GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE, playing));
-  g_object_class_install_property (gobject_class, PROP_UPLOAD_POOL,
-      g_param_spec_boolean ("upload-pool", "Upload pool",
-          "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
-          "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
-          DEFAULT_UPLOAD_POOL, ready));
   g_object_class_install_property (gobject_class, PROP_TUNING,
       g_param_spec_string ("tuning", "Tuning",
           "Expert knobs of the engine, \"key=value;key=value\" (README, Tuning): the schedule, the upload queue, "
@@ -979,18 +764,16 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       "gpudetect developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
-  element_class->set_context = GST_DEBUG_FUNCPTR (gst_gpu_detect_set_context);
 
-  trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_detect_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_detect_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_gpu_detect_set_caps);
-  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_gpu_detect_submit_input_buffer);
-  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_gpu_detect_generate_output);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_detect_sink_event);
-  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_gpu_detect_src_event);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_detect_query);
-  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_gpu_detect_propose_allocation);
+  base_class->submit = GST_DEBUG_FUNCPTR (gst_gpu_detect_submit);
+  base_class->ready = GST_DEBUG_FUNCPTR (gst_gpu_detect_ready);
+  base_class->complete = GST_DEBUG_FUNCPTR (gst_gpu_detect_complete);
+  base_class->finish = GST_DEBUG_FUNCPTR (gst_gpu_detect_finish);
+  base_class->discard = GST_DEBUG_FUNCPTR (gst_gpu_detect_discard);
+  base_class->host_memory = GST_DEBUG_FUNCPTR (gst_gpu_detect_host_memory);
 
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_DETECT_MESSAGE_MODE, static_cast<GstPluginAPIFlags> (0));
 }

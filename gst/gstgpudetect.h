@@ -1,12 +1,13 @@
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
+#include "gpubasetransform.h"
+
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_GPU_DETECT (gst_gpu_detect_get_type ())
-G_DECLARE_FINAL_TYPE (GstGpuDetect, gst_gpu_detect, GST, GPU_DETECT, GstBaseTransform)
+G_DECLARE_FINAL_TYPE (GstGpuDetect, gst_gpu_detect, GST, GPU_DETECT, GstGpuBaseTransform)
 
 /**
  * GstGpuDetectMessageMode:

@@ -32,6 +32,7 @@
 
 #include "gstgputrack.h"
 
+#include "gpubasetransform.h"
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
@@ -45,7 +46,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -68,10 +68,8 @@ enum {
   PROP_IOU_THRESHOLD,
   PROP_TEMPLATE_BLEND,
   PROP_MESSAGE_MODE,
-  PROP_MAX_IN_FLIGHT,
   PROP_FRAMES_UPLOADED,
   PROP_FRAMES_SHARED,
-  PROP_UPLOAD_POOL,
 };
 
 #define DEFAULT_TRACKING_TYPE GST_GPU_TRACK_SHORT_TERM
@@ -83,8 +81,6 @@ enum {
 #define DEFAULT_IOU_THRESHOLD 0.3
 #define DEFAULT_TEMPLATE_BLEND 1.0
 #define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
-#define DEFAULT_MAX_IN_FLIGHT 2
-#define DEFAULT_UPLOAD_POOL TRUE
 
 namespace {
 struct Settings {
@@ -97,17 +93,11 @@ struct Settings {
   double iou_threshold = DEFAULT_IOU_THRESHOLD;
   double template_blend = DEFAULT_TEMPLATE_BLEND;
   GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
-  guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
-  bool upload_pool = DEFAULT_UPLOAD_POOL;
 };
 
-// One buffer held by the element, in arrival order.
-struct Pending {
-  GstBuffer *buffer = nullptr; // our reference, kept until the device is done with its frame
-  GstVideoFrame frame;         // mapped while the device may still read it
-  bool mapped = false;
-  uint64_t ticket = 0;         // the tracker's
-  bool done = false;           // collected: `objects` hold its result
+// A held buffer: its tracker ticket and, once done, its objects.
+struct TrackFrame : GpuFrame {
+  uint64_t ticket = 0;
   std::vector<gpudetect::track::TrackedObject> objects;
 };
 } // namespace
@@ -115,31 +105,26 @@ struct Pending {
 struct GstGpuTrackPrivate {
   std::mutex lock; // guards settings
   Settings settings;
-  GpuDetectDeviceSlot shared; // the context shared with gpudetect
 
   // streaming thread
   std::unique_ptr<gpudetect::track::Tracker> tracker;
   Settings running; // the settings the tracker was made with
-  GstVideoInfo info;
-  bool have_info = false;
   std::string device_name;
   size_t last_count = G_MAXSIZE;
   guint64 frames = 0;
-  std::deque<Pending> fifo;
   // frames the tracker uploaded from host memory, and took from gpudetect's
   // upload, so far (read-only properties)
   std::atomic<guint64> uploaded{0}, shared_frames{0};
-  GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
   guint64 host_memory_frames = 0;         // uploaded frames that arrived in it
 };
 
 struct _GstGpuTrack {
-  GstBaseTransform parent;
+  GstGpuBaseTransform parent;
   GstGpuTrackPrivate *priv;
 };
 
 #define gst_gpu_track_parent_class parent_class
-G_DEFINE_TYPE (GstGpuTrack, gst_gpu_track, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE (GstGpuTrack, gst_gpu_track, GST_TYPE_GPU_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gputrack, "gputrack", GST_RANK_NONE, GST_TYPE_GPU_TRACK,
                                        gpudetect_element_init (plugin));
 
@@ -169,6 +154,9 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
 {
   GstGpuTrack *self = GST_GPU_TRACK (trans);
   GstGpuTrackPrivate *priv = self->priv;
+  GstGpuBaseTransform *base = GST_GPU_BASE_TRANSFORM (trans);
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
   Settings s;
   {
     std::lock_guard<std::mutex> g (priv->lock);
@@ -180,13 +168,14 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   cfg.min_confidence = s.min_confidence;
   cfg.iou_threshold = s.iou_threshold;
   cfg.blend = static_cast<int> (s.template_blend * 256 + 0.5);
-  cfg.frames = static_cast<int> (s.max_in_flight);
+  cfg.frames = static_cast<int> (gst_gpu_base_transform_max_in_flight (base));
   cfg.engine.geometry =
       gpudetect::track::Geometry::square (s.template_size, s.search_radius, std::max (2, s.template_size / 4));
   GpuDetectSharedDevice device;
   std::string err;
   if (cfg.search) {
-    if (!gpudetect_cl_device_ensure (GST_ELEMENT (self), s.device, &priv->shared, &device, &err)) {
+    if (!gpudetect_cl_device_ensure (GST_ELEMENT (self), s.device, gst_gpu_base_transform_device_slot (base), &device,
+                                    &err)) {
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, (_("No usable OpenCL device found.")), ("%s", err.c_str ()));
       return FALSE;
     }
@@ -212,8 +201,6 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   return TRUE;
 }
 
-static void discard_all (GstGpuTrack *self);
-
 static gboolean gst_gpu_track_stop (GstBaseTransform *trans)
 {
   GstGpuTrack *self = GST_GPU_TRACK (trans);
@@ -223,10 +210,8 @@ static gboolean gst_gpu_track_stop (GstBaseTransform *trans)
                      " taken from gpudetect", self->priv->frames, (guint64) self->priv->tracker->searches (),
                      (guint64) self->priv->tracker->uploads (), self->priv->host_memory_frames,
                      (guint64) self->priv->tracker->shared_frames ());
-  gst_clear_object (&self->priv->host_allocator);
-  discard_all (self);
+  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans); // in-flight work dropped while the tracker exists
   self->priv->tracker.reset ();
-  self->priv->have_info = false;
   return TRUE;
 }
 
@@ -240,12 +225,11 @@ static gboolean gst_gpu_track_set_caps (GstBaseTransform *trans, GstCaps *incaps
     return FALSE;
   }
   GstGpuTrackPrivate *priv = self->priv;
-  if (priv->have_info && (GST_VIDEO_INFO_WIDTH (&info) != GST_VIDEO_INFO_WIDTH (&priv->info) ||
-                          GST_VIDEO_INFO_HEIGHT (&info) != GST_VIDEO_INFO_HEIGHT (&priv->info)) && priv->tracker)
+  const GstVideoInfo *old = gst_gpu_base_transform_info (GST_GPU_BASE_TRANSFORM (self));
+  if (old && (GST_VIDEO_INFO_WIDTH (&info) != GST_VIDEO_INFO_WIDTH (old) ||
+              GST_VIDEO_INFO_HEIGHT (&info) != GST_VIDEO_INFO_HEIGHT (old)) && priv->tracker)
     priv->tracker->reset (); // boxes of another frame size mean nothing here
-  priv->info = info;
-  priv->have_info = true;
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps);
 }
 
 static gpudetect::track::ColorFormat color_format (GstVideoFormat f)
@@ -316,7 +300,8 @@ static void post_message (GstGpuTrack *self, GstBuffer *buf, const std::vector<g
     return;
   GValue objects = G_VALUE_INIT;
   g_value_init (&objects, GST_TYPE_LIST);
-  const int fw = GST_VIDEO_INFO_WIDTH (&priv->info), fh = GST_VIDEO_INFO_HEIGHT (&priv->info);
+  const GstVideoInfo *info = gst_gpu_base_transform_info (GST_GPU_BASE_TRANSFORM (self));
+  const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
   for (const gpudetect::track::TrackedObject &o : objs) {
     int x, y, w, h;
     if (!clip (o.box, fw, fh, &x, &y, &w, &h))
@@ -379,22 +364,12 @@ static void read_detections (GstBuffer *buf, std::vector<gpudetect::track::Detec
   }
 }
 
-static void unmap (Pending &p)
-{
-  if (p.mapped)
-    gst_video_frame_unmap (&p.frame);
-  p.mapped = false;
-}
-
 // Waits for the entry's objects (the frames before it are done).
-static gboolean complete (GstGpuTrack *self, Pending &p)
+static gboolean gst_gpu_track_complete (GstGpuBaseTransform *base, GpuFrame *frame)
 {
-  GstGpuTrackPrivate *priv = self->priv;
-  if (p.done)
-    return TRUE;
-  gpudetect::cl::Error e = priv->tracker->collect (p.ticket, &p.objects);
-  p.done = true;
-  unmap (p); // the device is done with the frame's memory
+  GstGpuTrack *self = GST_GPU_TRACK (base);
+  TrackFrame &p = static_cast<TrackFrame &> (*frame);
+  gpudetect::cl::Error e = self->priv->tracker->collect (p.ticket, &p.objects);
   if (e) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Tracking failed on the OpenCL device.")), ("%s", e.message.c_str ()));
     return FALSE;
@@ -402,13 +377,21 @@ static gboolean complete (GstGpuTrack *self, Pending &p)
   return TRUE;
 }
 
-// The entry's buffer with the tracking metadata, its message posted.
-static GstBuffer *finish (GstGpuTrack *self, Pending &p)
+static gboolean gst_gpu_track_ready (GstGpuBaseTransform *base, GpuFrame *frame)
 {
+  return GST_GPU_TRACK (base)->priv->tracker->ready (static_cast<TrackFrame &> (*frame).ticket);
+}
+
+// The entry's buffer with the tracking metadata, its message posted.
+static GstBuffer *gst_gpu_track_finish (GstGpuBaseTransform *base, GpuFrame *frame)
+{
+  GstGpuTrack *self = GST_GPU_TRACK (base);
   GstGpuTrackPrivate *priv = self->priv;
+  TrackFrame &p = static_cast<TrackFrame &> (*frame);
   GstBuffer *buf = p.buffer;
   p.buffer = nullptr;
-  const int fw = GST_VIDEO_INFO_WIDTH (&priv->info), fh = GST_VIDEO_INFO_HEIGHT (&priv->info);
+  const GstVideoInfo *info = gst_gpu_base_transform_info (base);
+  const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
   if (gst_buffer_get_meta (buf, GST_GPU_DETECT_FRAME_META_API_TYPE)) {
     // read: its device buffer goes back to gpudetect
     buf = gst_buffer_make_writable (buf);
@@ -451,53 +434,24 @@ static GstBuffer *finish (GstGpuTrack *self, Pending &p)
   return buf;
 }
 
-// Drops every held buffer (flush, stop), after the device is done with them.
-static void discard_all (GstGpuTrack *self)
+// Drops the device work of every held frame.
+static void gst_gpu_track_discard (GstGpuBaseTransform *base)
 {
-  GstGpuTrackPrivate *priv = self->priv;
+  GstGpuTrackPrivate *priv = GST_GPU_TRACK (base)->priv;
   if (priv->tracker)
     priv->tracker->discard ();
-  for (Pending &p : priv->fifo) {
-    unmap (p);
-    gst_clear_buffer (&p.buffer);
-  }
-  priv->fifo.clear ();
 }
 
-// Pushes every held buffer downstream, in order (EOS, caps, serialized events, drain).
-static GstFlowReturn drain (GstGpuTrack *self)
+// Every input buffer is held, its frame submitted to the tracker (upload and
+// conversion enqueued, its search as soon as the frame before is associated).
+static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer *buf, std::unique_ptr<GpuFrame> *out)
 {
+  GstGpuTrack *self = GST_GPU_TRACK (base);
   GstGpuTrackPrivate *priv = self->priv;
-  GstFlowReturn ret = GST_FLOW_OK;
-  while (!priv->fifo.empty ()) {
-    Pending p = std::move (priv->fifo.front ());
-    priv->fifo.pop_front ();
-    if (ret != GST_FLOW_OK || !complete (self, p)) {
-      if (ret == GST_FLOW_OK)
-        ret = GST_FLOW_ERROR;
-      if (!p.done) { // after an error: what is left in flight goes
-        priv->tracker->discard ();
-        for (Pending &q : priv->fifo)
-          unmap (q);
-      }
-      unmap (p);
-      gst_clear_buffer (&p.buffer);
-      continue;
-    }
-    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), finish (self, p));
-  }
-  return ret;
-}
-
-// Every input buffer goes into the FIFO, its frame submitted to the tracker
-// (upload and conversion enqueued, its search as soon as the frame before is
-// associated).
-static GstFlowReturn gst_gpu_track_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
-{
-  GstGpuTrack *self = GST_GPU_TRACK (trans);
-  GstGpuTrackPrivate *priv = self->priv;
-  if (!priv->have_info || !priv->tracker) {
-    gst_buffer_unref (buf);
+  auto entry = std::make_unique<TrackFrame> ();
+  TrackFrame &p = *entry;
+  p.buffer = buf;
+  if (!priv->tracker) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")), ("no caps before the first buffer"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
@@ -509,20 +463,17 @@ static GstFlowReturn gst_gpu_track_submit_input_buffer (GstBaseTransform *trans,
   priv->tracker->set_policy (static_cast<int> (s.max_lost), s.min_confidence, s.iou_threshold,
                              static_cast<int> (s.template_blend * 256 + 0.5));
   priv->frames++;
-  const int fw = GST_VIDEO_INFO_WIDTH (&priv->info), fh = GST_VIDEO_INFO_HEIGHT (&priv->info);
+  const GstVideoInfo *info = gst_gpu_base_transform_info (base);
+  const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
 
   // a frame slot: complete the oldest frames in flight (they stay queued)
-  for (Pending &q : priv->fifo) {
+  for (std::unique_ptr<GpuFrame> &q : gst_gpu_base_transform_frames (base)) {
     if (priv->tracker->in_flight () < static_cast<size_t> (priv->tracker->frames ()))
       break;
-    if (!q.done && !complete (self, q)) {
-      gst_buffer_unref (buf);
+    if (!gst_gpu_base_transform_complete (base, q.get ()))
       return GST_FLOW_ERROR;
-    }
   }
 
-  Pending p;
-  p.buffer = buf;
   std::vector<gpudetect::track::Detection> dets;
   std::vector<GstVideoRegionOfInterestMeta *> metas;
   gint max_roi_id;
@@ -533,99 +484,57 @@ static GstFlowReturn gst_gpu_track_submit_input_buffer (GstBaseTransform *trans,
   std::shared_ptr<const gpudetect::DeviceFrame> device;
   if (search) {
     device = gst_buffer_get_gpu_detect_frame (buf, search_context (priv));
-    if (device && !device_frame_matches (*device, &priv->info)) {
+    if (device && !device_frame_matches (*device, info)) {
       GST_DEBUG_OBJECT (self, "the device frame the buffer carries is not its frame: uploading it");
       device.reset ();
     }
   }
   if (search && !device) {
     // mapped until the device is done with it (collected or discarded)
-    if (!gst_video_frame_map (&p.frame, &priv->info, buf, GST_MAP_READ)) {
+    if (!p.map (info, GST_MAP_READ)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
-      gst_buffer_unref (buf);
       return GST_FLOW_ERROR;
     }
-    p.mapped = true;
-    cf.format = color_format (GST_VIDEO_FRAME_FORMAT (&p.frame));
+    cf.format = color_format (GST_VIDEO_FRAME_FORMAT (&p.video));
     cf.width = fw;
     cf.height = fh;
-    for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (&p.frame) && i < 3; i++) {
-      cf.planes[i] = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&p.frame, i));
-      cf.strides[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&p.frame, i);
+    for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (&p.video) && i < 3; i++) {
+      cf.planes[i] = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&p.video, i));
+      cf.strides[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&p.video, i);
     }
   }
   const uint64_t uploads = priv->tracker->uploads ();
   gpudetect::cl::Error e =
       priv->tracker->submit (search && !device ? &cf : nullptr, device, fw, fh, std::move (dets), &p.ticket);
   if (e) {
-    unmap (p);
-    gst_buffer_unref (buf);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Tracking failed on the OpenCL device.")), ("%s", e.message.c_str ()));
     return GST_FLOW_ERROR;
   }
   if (priv->tracker->uploads () == uploads)
-    unmap (p); // not uploaded: nothing reads it
+    p.unmap (); // not uploaded: nothing reads it
   else if (gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
     priv->host_memory_frames++;
   priv->uploaded = priv->tracker->uploads ();
   priv->shared_frames = priv->tracker->shared_frames ();
-  priv->fifo.push_back (std::move (p));
-  return GST_FLOW_OK;
-}
-
-// Returns the oldest held buffer once its frame is associated; waits for it
-// only when max-in-flight buffers are held.
-static GstFlowReturn gst_gpu_track_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
-{
-  GstGpuTrack *self = GST_GPU_TRACK (trans);
-  GstGpuTrackPrivate *priv = self->priv;
-  *outbuf = nullptr;
-  if (priv->fifo.empty ())
-    return GST_FLOW_OK;
-  guint max_in_flight;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    max_in_flight = priv->running.max_in_flight;
-  }
-  Pending &front = priv->fifo.front ();
-  const bool done = front.done || priv->tracker->ready (front.ticket);
-  if (!done && priv->fifo.size () < max_in_flight)
-    return GST_FLOW_OK;
-  if (!complete (self, front)) {
-    gst_clear_buffer (&front.buffer);
-    priv->fifo.pop_front ();
-    return GST_FLOW_ERROR;
-  }
-  *outbuf = finish (self, front);
-  priv->fifo.pop_front ();
+  *out = std::move (entry);
   return GST_FLOW_OK;
 }
 
 static gboolean gst_gpu_track_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   GstGpuTrack *self = GST_GPU_TRACK (trans);
-  switch (GST_EVENT_TYPE (event)) {
-  case GST_EVENT_FLUSH_STOP:
-    discard_all (self);
-    if (self->priv->tracker)
-      self->priv->tracker->reset (); // a seek: the next frames are not the ones tracked
-    break;
-  case GST_EVENT_FLUSH_START:
-    break;
-  default:
-    // Held buffers go out before any serialized event (EOS, caps, segment...).
-    if (GST_EVENT_IS_SERIALIZED (event) && !self->priv->fifo.empty ())
-      drain (self);
-    break;
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+  const bool flush_stop = GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP;
+  const gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+  if (flush_stop && self->priv->tracker)
+    self->priv->tracker->reset (); // a seek: the next frames are not the ones tracked
+  return ret;
 }
 
+// gpudetect upstream asks whether its frames are read on the device; the
+// rest is the base's.
 static gboolean gst_gpu_track_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
   GstGpuTrack *self = GST_GPU_TRACK (trans);
-  if (gpudetect_cl_device_handle_query (GST_ELEMENT (self), query, &self->priv->shared))
-    return TRUE;
   // gpudetect upstream asks whether its frames are read on the device
   if (direction == GST_PAD_SINK) {
     cl_context c = gpudetect_frame_query_context (query);
@@ -634,74 +543,25 @@ static gboolean gst_gpu_track_query (GstBaseTransform *trans, GstPadDirection di
       return TRUE;
     }
   }
-  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN) {
-    drain (self);
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
-  }
-  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
-      return FALSE;
-    gboolean live;
-    GstClockTime min, max;
-    gst_query_parse_latency (query, &live, &min, &max);
-    // A frame waits for at most max-in-flight - 1 later frames before it leaves.
-    guint depth;
-    {
-      std::lock_guard<std::mutex> g (self->priv->lock);
-      depth = self->priv->settings.max_in_flight - 1;
-    }
-    GstClockTime frame = GST_SECOND / 30;
-    if (self->priv->have_info && GST_VIDEO_INFO_FPS_N (&self->priv->info) > 0)
-      frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&self->priv->info),
-                                         GST_VIDEO_INFO_FPS_N (&self->priv->info));
-    const GstClockTime ours = depth * frame;
-    min += ours;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += ours;
-    gst_query_set_latency (query, live, min, max);
-    return TRUE;
-  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
 }
 
-// Offers upstream a video buffer pool in page-locked memory on the search's
-// context (gsthostmemory.h), as gpudetect does: frames decoded into it upload
-// at the device's full transfer speed.  A pool proposed downstream is left
-// first (behind gpudetect, gputrack's pool is the one gpudetect passes on).
-static gboolean gst_gpu_track_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
+// Page-locked memory on the search's context (gsthostmemory.h), as
+// gpudetect offers: behind gpudetect, gputrack's pool is the one gpudetect
+// passes on.
+static std::shared_ptr<gpudetect::cl::HostAllocator> gst_gpu_track_host_memory (GstGpuBaseTransform *base,
+                                                                                std::string *error)
 {
-  GstGpuTrack *self = GST_GPU_TRACK (trans);
-  GstGpuTrackPrivate *priv = self->priv;
-  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
-  bool offer;
-  guint min_buffers;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    offer = priv->settings.upload_pool;
-    min_buffers = priv->settings.max_in_flight;
-  }
-  GstCaps *caps = nullptr;
-  gboolean need_pool = FALSE;
-  gst_query_parse_allocation (query, &caps, &need_pool);
+  GstGpuTrackPrivate *priv = GST_GPU_TRACK (base)->priv;
   const gpudetect::track::TemplateSearch *engine = priv->tracker ? priv->tracker->engine () : nullptr;
-  if (!offer || !engine || !caps || gst_query_get_n_allocation_pools (query) > 0)
-    return TRUE;
-  if (!priv->host_allocator) {
-    std::shared_ptr<gpudetect::cl::HostAllocator> blocks;
-    if (gpudetect::cl::Error e = gpudetect::cl::HostAllocator::create (engine->device (), &blocks)) {
-      GST_WARNING_OBJECT (self, "no page-locked memory to offer upstream: %s", e.message.c_str ());
-      return TRUE;
-    }
-    priv->host_allocator = gst_gpu_detect_host_allocator_new (std::move (blocks));
+  if (!engine)
+    return nullptr;
+  std::shared_ptr<gpudetect::cl::HostAllocator> blocks;
+  if (gpudetect::cl::Error e = gpudetect::cl::HostAllocator::create (engine->device (), &blocks)) {
+    *error = e.message;
+    return nullptr;
   }
-  gst_gpu_detect_host_pool_offer (GST_OBJECT (self), priv->host_allocator, query, caps, min_buffers);
-  return TRUE;
-}
-
-static void gst_gpu_track_set_context (GstElement *element, GstContext *context)
-{
-  GST_GPU_TRACK (element)->priv->shared.set_context (context);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+  return blocks;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -721,8 +581,6 @@ static void gst_gpu_track_set_property (GObject *object, guint prop_id, const GV
   case PROP_IOU_THRESHOLD: s.iou_threshold = g_value_get_double (value); break;
   case PROP_TEMPLATE_BLEND: s.template_blend = g_value_get_double (value); break;
   case PROP_MESSAGE_MODE: s.message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
-  case PROP_MAX_IN_FLIGHT: s.max_in_flight = g_value_get_uint (value); break;
-  case PROP_UPLOAD_POOL: s.upload_pool = g_value_get_boolean (value); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -745,8 +603,6 @@ static void gst_gpu_track_get_property (GObject *object, guint prop_id, GValue *
   case PROP_IOU_THRESHOLD: g_value_set_double (value, s.iou_threshold); break;
   case PROP_TEMPLATE_BLEND: g_value_set_double (value, s.template_blend); break;
   case PROP_MESSAGE_MODE: g_value_set_enum (value, s.message_mode); break;
-  case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, s.max_in_flight); break;
-  case PROP_UPLOAD_POOL: g_value_set_boolean (value, s.upload_pool); break;
   case PROP_FRAMES_UPLOADED: g_value_set_uint64 (value, self->priv->uploaded.load ()); break;
   case PROP_FRAMES_SHARED: g_value_set_uint64 (value, self->priv->shared_frames.load ()); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
@@ -755,7 +611,6 @@ static void gst_gpu_track_get_property (GObject *object, guint prop_id, GValue *
 
 static void gst_gpu_track_finalize (GObject *object)
 {
-  discard_all (GST_GPU_TRACK (object));
   delete GST_GPU_TRACK (object)->priv;
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -763,9 +618,6 @@ static void gst_gpu_track_finalize (GObject *object)
 static void gst_gpu_track_init (GstGpuTrack *self)
 {
   self->priv = new GstGpuTrackPrivate ();
-  gst_video_info_init (&self->priv->info);
-  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
-  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
 }
 
 static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
@@ -773,6 +625,7 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_gpu_track_debug, "gputrack", 0, "OpenCL template tracking");
 
@@ -824,15 +677,6 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
       g_param_spec_enum ("message-mode", "Message mode",
           "When to post the \"gputrack\" element message with the tracked objects and their ids",
           GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE, playing));
-  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
-      g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
-          "Frames held while their upload and template search run on the device (1: synchronous)", 1, 16,
-          DEFAULT_MAX_IN_FLIGHT, ready));
-  g_object_class_install_property (gobject_class, PROP_UPLOAD_POOL,
-      g_param_spec_boolean ("upload-pool", "Upload pool",
-          "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
-          "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
-          DEFAULT_UPLOAD_POOL, ready));
   g_object_class_install_property (gobject_class, PROP_FRAMES_UPLOADED,
       g_param_spec_uint64 ("frames-uploaded", "Frames uploaded",
           "Frames copied to the device since the element started (read-only)", 0, G_MAXUINT64, 0,
@@ -848,17 +692,18 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
       "frames without detections", "gpudetect developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
-  element_class->set_context = GST_DEBUG_FUNCPTR (gst_gpu_track_set_context);
 
-  trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_track_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_track_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_gpu_track_set_caps);
-  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_gpu_track_submit_input_buffer);
-  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_gpu_track_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_track_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_track_query);
-  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_gpu_track_propose_allocation);
+  base_class->submit = GST_DEBUG_FUNCPTR (gst_gpu_track_submit);
+  base_class->ready = GST_DEBUG_FUNCPTR (gst_gpu_track_ready);
+  base_class->complete = GST_DEBUG_FUNCPTR (gst_gpu_track_complete);
+  base_class->finish = GST_DEBUG_FUNCPTR (gst_gpu_track_finish);
+  base_class->discard = GST_DEBUG_FUNCPTR (gst_gpu_track_discard);
+  base_class->host_memory = GST_DEBUG_FUNCPTR (gst_gpu_track_host_memory);
 
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_TRACK_TYPE, static_cast<GstPluginAPIFlags> (0));
 }

@@ -1,12 +1,13 @@
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
+#include "gpubasetransform.h"
+
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_GPU_TRACK (gst_gpu_track_get_type ())
-G_DECLARE_FINAL_TYPE (GstGpuTrack, gst_gpu_track, GST, GPU_TRACK, GstBaseTransform)
+G_DECLARE_FINAL_TYPE (GstGpuTrack, gst_gpu_track, GST, GPU_TRACK, GstGpuBaseTransform)
 
 /**
  * GstGpuTrackType:

@@ -1,0 +1,425 @@
+#include "config.h"
+
+#include "gpubasetransform.h"
+
+#include "gpudetect-elements.h"
+#include "gsthostmemory.h"
+
+#include <mutex>
+#include <string>
+
+GST_DEBUG_CATEGORY_STATIC (gst_gpu_base_transform_debug);
+#define GST_CAT_DEFAULT gst_gpu_base_transform_debug
+
+enum {
+  PROP_0,
+  PROP_MAX_IN_FLIGHT,
+  PROP_UPLOAD_POOL,
+};
+
+#define DEFAULT_MAX_IN_FLIGHT 2
+#define DEFAULT_UPLOAD_POOL TRUE
+
+GpuFrame::~GpuFrame ()
+{
+  unmap ();
+  gst_clear_buffer (&buffer);
+}
+
+bool GpuFrame::map (const GstVideoInfo *info, GstMapFlags flags)
+{
+  mapped = gst_video_frame_map (&video, info, buffer, flags);
+  return mapped;
+}
+
+void GpuFrame::unmap ()
+{
+  if (mapped)
+    gst_video_frame_unmap (&video);
+  mapped = false;
+}
+
+namespace {
+struct Base {
+  std::mutex lock; // guards the properties
+  guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  bool upload_pool = DEFAULT_UPLOAD_POOL;
+  GpuDetectDeviceSlot device;
+
+  // streaming thread
+  guint running_max_in_flight = DEFAULT_MAX_IN_FLIGHT; // as of start()
+  GstVideoInfo info;
+  bool have_info = false;
+  GpuFrames frames;
+  GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
+
+  // QoS
+  std::mutex qos_lock;
+  GstClockTime earliest_time = GST_CLOCK_TIME_NONE;
+  guint64 processed = 0, skipped = 0;
+};
+} // namespace
+
+struct GstGpuBaseTransformPrivate {
+  Base *base;
+};
+
+#define gst_gpu_base_transform_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstGpuBaseTransform, gst_gpu_base_transform, GST_TYPE_BASE_TRANSFORM);
+
+static Base *base_of (GstGpuBaseTransform *self)
+{
+  return static_cast<GstGpuBaseTransformPrivate *> (gst_gpu_base_transform_get_instance_private (self))->base;
+}
+
+#define CLASS(self) GST_GPU_BASE_TRANSFORM_GET_CLASS (self)
+
+GpuFrames &gst_gpu_base_transform_frames (GstGpuBaseTransform *self) { return base_of (self)->frames; }
+
+const GstVideoInfo *gst_gpu_base_transform_info (GstGpuBaseTransform *self)
+{
+  Base *b = base_of (self);
+  return b->have_info ? &b->info : nullptr;
+}
+
+guint gst_gpu_base_transform_max_in_flight (GstGpuBaseTransform *self) { return base_of (self)->running_max_in_flight; }
+
+GpuDetectDeviceSlot *gst_gpu_base_transform_device_slot (GstGpuBaseTransform *self) { return &base_of (self)->device; }
+
+gboolean gst_gpu_base_transform_complete (GstGpuBaseTransform *self, GpuFrame *frame)
+{
+  if (frame->done)
+    return TRUE;
+  const gboolean ok = CLASS (self)->complete (self, frame);
+  frame->done = true;
+  frame->unmap (); // the device is done with the frame's memory
+  return ok;
+}
+
+bool gst_gpu_base_transform_is_late (GstGpuBaseTransform *self, GstBuffer *buf)
+{
+  Base *b = base_of (self);
+  if (!gst_base_transform_is_qos_enabled (GST_BASE_TRANSFORM (self)))
+    return false;
+  const GstClockTime ts = GST_BUFFER_PTS (buf);
+  if (!GST_CLOCK_TIME_IS_VALID (ts))
+    return false;
+  const GstClockTime rt = gst_segment_to_running_time (&GST_BASE_TRANSFORM (self)->segment, GST_FORMAT_TIME, ts);
+  std::lock_guard<std::mutex> g (b->qos_lock);
+  return GST_CLOCK_TIME_IS_VALID (b->earliest_time) && GST_CLOCK_TIME_IS_VALID (rt) && rt < b->earliest_time;
+}
+
+void gst_gpu_base_transform_report_skip (GstGpuBaseTransform *self, GstBuffer *buf)
+{
+  Base *b = base_of (self);
+  b->skipped++;
+  const GstClockTime ts = GST_BUFFER_PTS (buf);
+  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
+  GstMessage *m = gst_message_new_qos (GST_OBJECT (self), FALSE, gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts),
+                                       gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts), ts,
+                                       GST_BUFFER_DURATION (buf));
+  gst_message_set_qos_stats (m, GST_FORMAT_BUFFERS, b->processed, b->skipped);
+  gst_element_post_message (GST_ELEMENT (self), m);
+}
+
+void gst_gpu_base_transform_count_processed (GstGpuBaseTransform *self) { base_of (self)->processed++; }
+
+// Drops every held buffer (flush, stop, after an error), once the device is
+// done with them.
+static void discard_all (GstGpuBaseTransform *self)
+{
+  Base *b = base_of (self);
+  CLASS (self)->discard (self);
+  b->frames.clear ();
+}
+
+// Pushes every held buffer downstream, in order; after a failed frame the
+// rest are discarded.
+static GstFlowReturn drain (GstGpuBaseTransform *self)
+{
+  Base *b = base_of (self);
+  while (!b->frames.empty ()) {
+    std::unique_ptr<GpuFrame> f = std::move (b->frames.front ());
+    b->frames.pop_front ();
+    if (!gst_gpu_base_transform_complete (self, f.get ())) {
+      discard_all (self);
+      return GST_FLOW_ERROR;
+    }
+    const GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), CLASS (self)->finish (self, f.get ()));
+    if (ret != GST_FLOW_OK) {
+      discard_all (self);
+      return ret;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+static gboolean gst_gpu_base_transform_start (GstBaseTransform *trans)
+{
+  Base *b = base_of (GST_GPU_BASE_TRANSFORM (trans));
+  {
+    std::lock_guard<std::mutex> g (b->lock);
+    b->running_max_in_flight = b->max_in_flight;
+  }
+  std::lock_guard<std::mutex> g (b->qos_lock);
+  b->earliest_time = GST_CLOCK_TIME_NONE;
+  b->processed = b->skipped = 0;
+  return TRUE;
+}
+
+static gboolean gst_gpu_base_transform_stop (GstBaseTransform *trans)
+{
+  GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (trans);
+  Base *b = base_of (self);
+  discard_all (self);
+  gst_clear_object (&b->host_allocator);
+  b->have_info = false;
+  return TRUE;
+}
+
+static gboolean gst_gpu_base_transform_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
+{
+  Base *b = base_of (GST_GPU_BASE_TRANSFORM (trans));
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, incaps)) {
+    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, (_("Unsupported video format.")),
+                       ("cannot parse caps %" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  b->info = info;
+  b->have_info = true;
+  return TRUE;
+}
+
+// Frames are held, not transformed: every input buffer goes into the FIFO,
+// its device work submitted by the subclass.
+static GstFlowReturn gst_gpu_base_transform_submit_input_buffer (GstBaseTransform *trans, gboolean discont,
+                                                                 GstBuffer *buf)
+{
+  GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (trans);
+  Base *b = base_of (self);
+  if (!b->have_info) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")), ("no caps before the first buffer"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  std::unique_ptr<GpuFrame> frame;
+  const GstFlowReturn ret = CLASS (self)->submit (self, buf, &frame);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  b->frames.push_back (std::move (frame));
+  return GST_FLOW_OK;
+}
+
+// Returns the oldest held buffer once its device work is done; blocks on it
+// only when max-in-flight buffers are held.
+static GstFlowReturn gst_gpu_base_transform_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (trans);
+  Base *b = base_of (self);
+  *outbuf = nullptr;
+  if (b->frames.empty ())
+    return GST_FLOW_OK;
+  GpuFrame *front = b->frames.front ().get ();
+  const bool done = front->done || CLASS (self)->ready (self, front);
+  if (!done && b->frames.size () < b->running_max_in_flight)
+    return GST_FLOW_OK;
+  if (!gst_gpu_base_transform_complete (self, front)) {
+    b->frames.pop_front ();
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = CLASS (self)->finish (self, front);
+  b->frames.pop_front ();
+  return GST_FLOW_OK;
+}
+
+static gboolean gst_gpu_base_transform_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (trans);
+  Base *b = base_of (self);
+  switch (GST_EVENT_TYPE (event)) {
+  case GST_EVENT_FLUSH_STOP:
+    discard_all (self);
+    {
+      std::lock_guard<std::mutex> g (b->qos_lock);
+      b->earliest_time = GST_CLOCK_TIME_NONE;
+    }
+    break;
+  case GST_EVENT_FLUSH_START:
+    break;
+  default:
+    // Held buffers go out before any serialized event (EOS, caps, segment...).
+    if (GST_EVENT_IS_SERIALIZED (event) && !b->frames.empty ())
+      drain (self);
+    break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean gst_gpu_base_transform_src_event (GstBaseTransform *trans, GstEvent *event)
+{
+  Base *b = base_of (GST_GPU_BASE_TRANSFORM (trans));
+  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS) {
+    GstQOSType type;
+    gdouble proportion;
+    GstClockTimeDiff diff;
+    GstClockTime ts;
+    gst_event_parse_qos (event, &type, &proportion, &diff, &ts);
+    std::lock_guard<std::mutex> g (b->qos_lock);
+    if (type == GST_QOS_TYPE_UNDERFLOW || !GST_CLOCK_TIME_IS_VALID (ts))
+      b->earliest_time = GST_CLOCK_TIME_NONE;
+    else if (diff > 0)
+      b->earliest_time = ts + 2 * diff;
+    else
+      b->earliest_time = ts + diff;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+}
+
+static gboolean gst_gpu_base_transform_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (trans);
+  Base *b = base_of (self);
+  if (gpudetect_cl_device_handle_query (GST_ELEMENT (self), query, &b->device))
+    return TRUE;
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN) {
+    drain (self);
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+  }
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
+      return FALSE;
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency (query, &live, &min, &max);
+    // A frame waits for at most max-in-flight - 1 later frames before it leaves.
+    guint depth;
+    {
+      std::lock_guard<std::mutex> g (b->lock);
+      depth = b->max_in_flight - 1;
+    }
+    GstClockTime frame = GST_SECOND / 30;
+    if (b->have_info && GST_VIDEO_INFO_FPS_N (&b->info) > 0)
+      frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&b->info), GST_VIDEO_INFO_FPS_N (&b->info));
+    const GstClockTime ours = depth * frame;
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+}
+
+// Offers upstream a video buffer pool in page-locked memory (gsthostmemory.h):
+// frames decoded into it upload to the device at its full transfer speed.
+// Buffers pass through unchanged, so the query first goes downstream (the
+// base class's passthrough answer); a pool proposed there is left first.
+static gboolean gst_gpu_base_transform_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
+                                                           GstQuery *query)
+{
+  GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (trans);
+  Base *b = base_of (self);
+  // Downstream may not answer (fakesink does not): we answer all the same.
+  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
+  bool offer;
+  guint min_buffers;
+  {
+    std::lock_guard<std::mutex> g (b->lock);
+    offer = b->upload_pool;
+    min_buffers = b->max_in_flight;
+  }
+  GstCaps *caps = nullptr;
+  gboolean need_pool = FALSE;
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!offer || !caps || gst_query_get_n_allocation_pools (query) > 0)
+    return TRUE;
+  if (!b->host_allocator) {
+    std::string err;
+    std::shared_ptr<gpudetect::cl::HostAllocator> blocks = CLASS (self)->host_memory (self, &err);
+    if (!blocks) {
+      if (!err.empty ())
+        GST_WARNING_OBJECT (self, "no page-locked memory to offer upstream: %s", err.c_str ());
+      return TRUE;
+    }
+    b->host_allocator = gst_gpu_detect_host_allocator_new (std::move (blocks));
+  }
+  gst_gpu_detect_host_pool_offer (GST_OBJECT (self), b->host_allocator, query, caps, min_buffers);
+  return TRUE;
+}
+
+static void gst_gpu_base_transform_set_context (GstElement *element, GstContext *context)
+{
+  base_of (GST_GPU_BASE_TRANSFORM (element))->device.set_context (context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static void gst_gpu_base_transform_set_property (GObject *object, guint prop_id, const GValue *value,
+                                                 GParamSpec *pspec)
+{
+  Base *b = base_of (GST_GPU_BASE_TRANSFORM (object));
+  std::lock_guard<std::mutex> g (b->lock);
+  switch (prop_id) {
+  case PROP_MAX_IN_FLIGHT: b->max_in_flight = g_value_get_uint (value); break;
+  case PROP_UPLOAD_POOL: b->upload_pool = g_value_get_boolean (value); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+  }
+}
+
+static void gst_gpu_base_transform_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  Base *b = base_of (GST_GPU_BASE_TRANSFORM (object));
+  std::lock_guard<std::mutex> g (b->lock);
+  switch (prop_id) {
+  case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, b->max_in_flight); break;
+  case PROP_UPLOAD_POOL: g_value_set_boolean (value, b->upload_pool); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+  }
+}
+
+static void gst_gpu_base_transform_finalize (GObject *object)
+{
+  GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (object);
+  delete base_of (self);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void gst_gpu_base_transform_init (GstGpuBaseTransform *self)
+{
+  static_cast<GstGpuBaseTransformPrivate *> (gst_gpu_base_transform_get_instance_private (self))->base = new Base;
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void gst_gpu_base_transform_class_init (GstGpuBaseTransformClass *klass)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_gpu_base_transform_debug, "gpubasetransform", 0, "gpudetect's device elements");
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  gobject_class->set_property = gst_gpu_base_transform_set_property;
+  gobject_class->get_property = gst_gpu_base_transform_get_property;
+  gobject_class->finalize = gst_gpu_base_transform_finalize;
+  const GParamFlags ready =
+      static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
+          "Frames held while their work runs on the device (1: synchronous)", 1, 16, DEFAULT_MAX_IN_FLIGHT, ready));
+  g_object_class_install_property (gobject_class, PROP_UPLOAD_POOL,
+      g_param_spec_boolean ("upload-pool", "Upload pool",
+          "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
+          "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
+          DEFAULT_UPLOAD_POOL, ready));
+  element_class->set_context = gst_gpu_base_transform_set_context;
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = gst_gpu_base_transform_start;
+  trans_class->stop = gst_gpu_base_transform_stop;
+  trans_class->set_caps = gst_gpu_base_transform_set_caps;
+  trans_class->submit_input_buffer = gst_gpu_base_transform_submit_input_buffer;
+  trans_class->generate_output = gst_gpu_base_transform_generate_output;
+  trans_class->sink_event = gst_gpu_base_transform_sink_event;
+  trans_class->src_event = gst_gpu_base_transform_src_event;
+  trans_class->query = gst_gpu_base_transform_query;
+  trans_class->propose_allocation = gst_gpu_base_transform_propose_allocation;
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_BASE_TRANSFORM, static_cast<GstPluginAPIFlags> (0));
+}

@@ -1,0 +1,92 @@
+// The one asynchronous base of the plugin's device elements (gpudetect,
+// gputrack), in the manner of GstCudaBaseTransform: it holds every input
+// buffer in a FIFO while the subclass's device work for it runs, and owns
+// what every such element shares:
+// - the frames in flight, in arrival order: submit_input_buffer hands each
+//   buffer to the subclass's submit(), generate_output returns the oldest
+//   once ready() (never blocking) or once max-in-flight buffers are held
+//   (then complete() waits), with finish() making the output buffer;
+// - drain before every serialized event (EOS, caps, segment) and on the drain
+//   query; discard on flush and stop (discard() drops the device work first);
+//   after a failed frame the frames behind it are discarded, not pushed;
+// - QoS (the base class's own is skipped by this path): late frames are
+//   reported, the subclass asks is_late() and decides what to skip;
+// - the latency query: (max-in-flight - 1) frame durations added;
+// - the allocation query: a pool of page-locked memory on the subclass's
+//   device offered upstream (upload-pool);
+// - the device GstContext ("gpudetect.cl.device", gstcldevice.h);
+// - the negotiated video info.
+// Properties: max-in-flight, upload-pool.  A subclass chains up in start()
+// (last) and stop() (first: in-flight work is discarded while its engine
+// still exists), and in set_caps() (first).
+#pragma once
+
+#include "cl/cl.h"
+#include "gstcldevice.h"
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include <deque>
+#include <memory>
+
+// One buffer held in arrival order; a subclass derives its own entry with
+// what its device work returns.
+struct GpuFrame {
+  GstBuffer *buffer = nullptr; // our reference, kept until the device is done with its memory
+  GstVideoFrame video;         // mapped while the device may still read the buffer's memory
+  bool mapped = false;
+  bool done = false;           // completed (its result read) or nothing in flight for it
+  GpuFrame () = default;
+  GpuFrame (const GpuFrame &) = delete;
+  GpuFrame &operator= (const GpuFrame &) = delete;
+  virtual ~GpuFrame ();
+  bool map (const GstVideoInfo *info, GstMapFlags flags);
+  void unmap ();
+};
+
+using GpuFrames = std::deque<std::unique_ptr<GpuFrame>>;
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_GPU_BASE_TRANSFORM (gst_gpu_base_transform_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstGpuBaseTransform, gst_gpu_base_transform, GST, GPU_BASE_TRANSFORM, GstBaseTransform)
+
+struct _GstGpuBaseTransformClass {
+  GstBaseTransformClass parent_class;
+  // Makes the buffer's entry (taking the buffer) and enqueues its device
+  // work; GST_FLOW_ERROR with the element error posted on failure.
+  GstFlowReturn (*submit) (GstGpuBaseTransform *self, GstBuffer *buf, std::unique_ptr<GpuFrame> *frame);
+  // Whether the entry's device work is done (never blocks).
+  gboolean (*ready) (GstGpuBaseTransform *self, GpuFrame *frame);
+  // Waits for the entry's device work and reads its result; FALSE with the
+  // element error posted on failure.
+  gboolean (*complete) (GstGpuBaseTransform *self, GpuFrame *frame);
+  // The entry's output buffer (taking frame->buffer), its metadata attached.
+  GstBuffer *(*finish) (GstGpuBaseTransform *self, GpuFrame *frame);
+  // Drops all device work in flight (waiting for the device to let go of the
+  // frames' memory); the base then releases the entries.
+  void (*discard) (GstGpuBaseTransform *self);
+  // The page-locked memory to offer upstream, on the subclass's device; null
+  // (with a reason in *error, or none when there is no device yet).
+  std::shared_ptr<gpudetect::cl::HostAllocator> (*host_memory) (GstGpuBaseTransform *self, std::string *error);
+};
+
+G_END_DECLS
+
+// The frames held, oldest first (streaming thread).
+GpuFrames &gst_gpu_base_transform_frames (GstGpuBaseTransform *self);
+// complete() for an entry not yet done (the entry then done); its memory unmapped.
+gboolean gst_gpu_base_transform_complete (GstGpuBaseTransform *self, GpuFrame *frame);
+// The negotiated video info; null before caps.
+const GstVideoInfo *gst_gpu_base_transform_info (GstGpuBaseTransform *self);
+// max-in-flight as of start().
+guint gst_gpu_base_transform_max_in_flight (GstGpuBaseTransform *self);
+// The element's shared device slot (gpudetect_cl_device_ensure).
+GpuDetectDeviceSlot *gst_gpu_base_transform_device_slot (GstGpuBaseTransform *self);
+// Whether the buffer is late by the last QoS event; when it is and `skip`,
+// the skip is counted and reported (a QoS message).
+bool gst_gpu_base_transform_is_late (GstGpuBaseTransform *self, GstBuffer *buf);
+void gst_gpu_base_transform_report_skip (GstGpuBaseTransform *self, GstBuffer *buf);
+// Counts a frame whose device work was submitted (the QoS message's "processed").
+void gst_gpu_base_transform_count_processed (GstGpuBaseTransform *self);
