@@ -31,13 +31,10 @@
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
 #include "gsthostmemory.h"
+#include "roimeta.h"
 
 #include <gst/video/gstvideometa.h>
 #include <gst/video/video.h>
-
-#ifdef HAVE_GST_ANALYTICS
-#include <gst/analytics/analytics.h>
-#endif
 
 #include <algorithm>
 #include <memory>
@@ -182,32 +179,11 @@ static GstStaticPadTemplate src_template =
 static void attach_results (GstGpuDetect *self, GstBuffer *buf, const DetectFrame &p)
 {
   const GstVideoInfo *info = gst_gpu_base_transform_info (GST_GPU_BASE_TRANSFORM (self));
-  const double fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
-  GQuark label_q = g_quark_from_string (p.label.c_str ());
-#ifdef HAVE_GST_ANALYTICS
-  GstAnalyticsRelationMeta *rmeta = nullptr;
-#endif
-  guint id = 0;
-  for (const gpudetect::Detection &d : p.result.objects) {
-    const int x = d.rect.x + p.roi_x, y = d.rect.y + p.roi_y;
-    GstVideoRegionOfInterestMeta *roi =
-        gst_buffer_add_video_region_of_interest_meta_id (buf, label_q, x, y, d.rect.width, d.rect.height);
-    roi->id = static_cast<gint> (id++);
-    GstStructure *s = gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE, x / fw, "y_min", G_TYPE_DOUBLE,
-                                         y / fh, "x_max", G_TYPE_DOUBLE, (x + d.rect.width) / fw, "y_max",
-                                         G_TYPE_DOUBLE, (y + d.rect.height) / fh, "confidence", G_TYPE_DOUBLE,
-                                         static_cast<double> (d.confidence), "label_id", G_TYPE_INT, d.label_id,
-                                         "label", G_TYPE_STRING, p.label.c_str (), nullptr);
-    gst_video_region_of_interest_meta_add_param (roi, s);
-#ifdef HAVE_GST_ANALYTICS
-    if (!rmeta)
-      rmeta = gst_buffer_add_analytics_relation_meta (buf);
-    GstAnalyticsODMtd od;
-    if (rmeta && gst_analytics_relation_meta_add_od_mtd (rmeta, label_q, x, y, d.rect.width, d.rect.height,
-                                                         d.confidence, &od))
-      roi->id = static_cast<gint> (od.id);
-#endif
-  }
+  const GQuark label = g_quark_from_string (p.label.c_str ());
+  gint id = 0;
+  for (const gpudetect::Detection &d : p.result.objects)
+    gpudetect_roi_add (buf, label, d.rect.x + p.roi_x, d.rect.y + p.roi_y, d.rect.width, d.rect.height, d.confidence,
+                       d.label_id, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), id++);
 }
 
 static void post_message (GstGpuDetect *self, GstBuffer *buf, const DetectFrame &p)

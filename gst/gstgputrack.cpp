@@ -37,6 +37,7 @@
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
 #include "gsthostmemory.h"
+#include "roimeta.h"
 #include "gstgpudetect.h"
 #include "track/tracker.h"
 
@@ -326,42 +327,28 @@ static void post_message (GstGpuTrack *self, GstBuffer *buf, const std::vector<g
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
-static void add_tracking_params (GstVideoRegionOfInterestMeta *roi, const gpudetect::track::TrackedObject &o)
-{
-  gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("object_id", "id", G_TYPE_INT,
-                                                                       (gint) (o.id & G_MAXINT), nullptr));
-  gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("tracking", "confidence", G_TYPE_DOUBLE,
-                                                                       o.confidence, "frames-since-detection",
-                                                                       G_TYPE_INT, o.since_detection, nullptr));
-}
-
-// The detections a buffer carries (ROIs without an object id, of some size),
-// and their metas, in the buffer's order; the largest roi->id.
 static void read_detections (GstBuffer *buf, std::vector<gpudetect::track::Detection> *dets,
                              std::vector<GstVideoRegionOfInterestMeta *> *metas, gint *max_roi_id)
 {
   *max_roi_id = -1;
-  gpointer state = nullptr;
-  GstMeta *meta;
-  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (meta);
+  gpudetect_roi_for_each (buf, [&] (GstVideoRegionOfInterestMeta *roi) {
     *max_roi_id = std::max (*max_roi_id, roi->id);
-    if (gst_video_region_of_interest_meta_get_param (roi, "object_id"))
-      continue; // tracked upstream already
+    gint64 id;
+    if (gpudetect_roi_object_id (roi, &id))
+      return; // tracked upstream already
     gpudetect::track::Detection d;
     d.box = {static_cast<double> (roi->x), static_cast<double> (roi->y), static_cast<double> (roi->w),
              static_cast<double> (roi->h)};
     d.label = roi->roi_type ? g_quark_to_string (roi->roi_type) : "";
-    if (const GstStructure *p = gst_video_region_of_interest_meta_get_param (roi, "detection")) {
-      gst_structure_get_double (p, "confidence", &d.confidence);
-      gst_structure_get_int (p, "label_id", &d.label_id);
-    }
+    const RoiDetection det = gpudetect_roi_detection (roi);
+    d.confidence = det.confidence.value_or (d.confidence);
+    d.label_id = det.label_id.value_or (d.label_id);
     if (d.box.w <= 0 || d.box.h <= 0)
-      continue;
+      return;
     if (dets)
       dets->push_back (std::move (d));
     metas->push_back (roi);
-  }
+  });
 }
 
 // Waits for the entry's objects (the frames before it are done).
@@ -406,23 +393,17 @@ static GstBuffer *gst_gpu_track_finish (GstGpuBaseTransform *base, GpuFrame *fra
     for (const gpudetect::track::TrackedObject &o : p.objects) {
       if (o.detection >= 0) {
         if (static_cast<size_t> (o.detection) < metas.size ())
-          add_tracking_params (metas[o.detection], o);
+          gpudetect_roi_add_tracking (metas[o.detection], o.id, o.confidence, o.since_detection);
         continue;
       }
       // a tracked object: a meta of its own, clipped to the frame
       int x0, y0, w, h;
       if (!clip (o.box, fw, fh, &x0, &y0, &w, &h))
         continue;
-      const int x1 = x0 + w, y1 = y0 + h;
       GstVideoRegionOfInterestMeta *roi =
-          gst_buffer_add_video_region_of_interest_meta (buf, o.label.c_str (), x0, y0, x1 - x0, y1 - y0);
-      roi->id = ++max_roi_id;
-      gst_video_region_of_interest_meta_add_param (
-          roi, gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE, (double) x0 / fw, "y_min", G_TYPE_DOUBLE,
-                                  (double) y0 / fh, "x_max", G_TYPE_DOUBLE, (double) x1 / fw, "y_max", G_TYPE_DOUBLE,
-                                  (double) y1 / fh, "confidence", G_TYPE_DOUBLE, o.detection_confidence, "label_id",
-                                  G_TYPE_INT, o.label_id, "label", G_TYPE_STRING, o.label.c_str (), nullptr));
-      add_tracking_params (roi, o);
+          gpudetect_roi_add (buf, g_quark_from_string (o.label.c_str ()), x0, y0, w, h, o.detection_confidence,
+                             o.label_id, fw, fh, ++max_roi_id);
+      gpudetect_roi_add_tracking (roi, o.id, o.confidence, o.since_detection);
     }
   }
   GstGpuDetectMessageMode mode;

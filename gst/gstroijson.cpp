@@ -32,6 +32,7 @@
 #include "gstroijson.h"
 
 #include "gpudetect-elements.h"
+#include "roimeta.h"
 
 #include <gst/video/gstvideometa.h>
 #include <gst/video/video.h>
@@ -90,29 +91,6 @@ static GstStaticPadTemplate sink_template =
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
 
-// A tracker's object id: the "id" field of the "object_id" parameter, of
-// whichever integer type it was written with.
-static bool object_id (GstVideoRegionOfInterestMeta *roi, gint64 *id)
-{
-  GstStructure *o = gst_video_region_of_interest_meta_get_param (roi, "object_id");
-  if (!o)
-    return false;
-  const GValue *v = gst_structure_get_value (o, "id");
-  if (!v)
-    return false;
-  if (G_VALUE_HOLDS_INT (v))
-    *id = g_value_get_int (v);
-  else if (G_VALUE_HOLDS_UINT (v))
-    *id = g_value_get_uint (v);
-  else if (G_VALUE_HOLDS_INT64 (v))
-    *id = g_value_get_int64 (v);
-  else if (G_VALUE_HOLDS_UINT64 (v))
-    *id = static_cast<gint64> (g_value_get_uint64 (v));
-  else
-    return false;
-  return true;
-}
-
 static void add_object (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, int width, int height)
 {
   const char *type = roi->roi_type ? g_quark_to_string (roi->roi_type) : "";
@@ -132,18 +110,10 @@ static void add_object (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, int w
 
   json_builder_set_member_name (b, "detection");
   json_builder_begin_object (b);
-  GstStructure *d = gst_video_region_of_interest_meta_get_param (roi, "detection");
-  double box[4] = {0, 0, 0, 0}; // x_min, y_min, x_max, y_max
+  const RoiDetection d = gpudetect_roi_detection (roi, width, height);
+  const double box[4] = {d.x_min, d.y_min, d.x_max, d.y_max};
   const char *names[4] = {"x_min", "y_min", "x_max", "y_max"};
-  bool have_box = d != nullptr;
-  for (int i = 0; i < 4 && have_box; i++)
-    have_box = gst_structure_get_double (d, names[i], &box[i]);
-  if (!have_box && width > 0 && height > 0) {
-    box[0] = static_cast<double> (roi->x) / width, box[1] = static_cast<double> (roi->y) / height;
-    box[2] = static_cast<double> (roi->x + roi->w) / width, box[3] = static_cast<double> (roi->y + roi->h) / height;
-    have_box = true;
-  }
-  if (have_box) {
+  if (d.have_box) {
     json_builder_set_member_name (b, "bounding_box");
     json_builder_begin_object (b);
     for (int i = 0; i < 4; i++) {
@@ -152,23 +122,20 @@ static void add_object (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, int w
     }
     json_builder_end_object (b);
   }
-  double confidence;
-  if (d && gst_structure_get_double (d, "confidence", &confidence)) {
+  if (d.confidence) {
     json_builder_set_member_name (b, "confidence");
-    json_builder_add_double_value (b, confidence);
+    json_builder_add_double_value (b, *d.confidence);
   }
-  gint label_id;
-  if (d && gst_structure_get_int (d, "label_id", &label_id)) {
+  if (d.label_id) {
     json_builder_set_member_name (b, "label_id");
-    json_builder_add_int_value (b, label_id);
+    json_builder_add_int_value (b, *d.label_id);
   }
-  const char *label = d ? gst_structure_get_string (d, "label") : nullptr;
   json_builder_set_member_name (b, "label");
-  json_builder_add_string_value (b, label ? label : type);
+  json_builder_add_string_value (b, d.label.c_str ());
   json_builder_end_object (b);
 
   gint64 id;
-  if (object_id (roi, &id)) {
+  if (gpudetect_roi_object_id (roi, &id)) {
     json_builder_set_member_name (b, "id");
     json_builder_add_int_value (b, id);
   }
@@ -183,9 +150,7 @@ static std::string buffer_line (GstRoiJson *self, GstBuffer *buf, const Settings
   const int width = priv->have_info ? GST_VIDEO_INFO_WIDTH (&priv->info) : 0;
   const int height = priv->have_info ? GST_VIDEO_INFO_HEIGHT (&priv->info) : 0;
   guint n = 0;
-  gpointer state = nullptr;
-  while (gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
-    n++;
+  gpudetect_roi_for_each (buf, [&] (GstVideoRegionOfInterestMeta *) { n++; });
   if (n == 0 && !s.add_empty)
     return {};
   JsonBuilder *b = json_builder_new ();
@@ -209,9 +174,7 @@ static std::string buffer_line (GstRoiJson *self, GstBuffer *buf, const Settings
   }
   json_builder_set_member_name (b, "objects");
   json_builder_begin_array (b);
-  state = nullptr;
-  while (GstMeta *m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
-    add_object (b, reinterpret_cast<GstVideoRegionOfInterestMeta *> (m), width, height);
+  gpudetect_roi_for_each (buf, [&] (GstVideoRegionOfInterestMeta *roi) { add_object (b, roi, width, height); });
   json_builder_end_array (b);
   json_builder_end_object (b);
   JsonNode *root = json_builder_get_root (b);

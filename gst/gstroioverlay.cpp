@@ -18,6 +18,7 @@
 
 #include "font.h"
 #include "gpudetect-elements.h"
+#include "roimeta.h"
 
 #include <gst/video/gstvideometa.h>
 
@@ -178,30 +179,14 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (roioverlay, "roioverlay", GST_RANK_NONE, 
 static std::vector<Box> read_boxes (GstBuffer *buf)
 {
   std::vector<Box> boxes;
-  gpointer state = nullptr;
-  GstMeta *meta;
-  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (meta);
+  gpudetect_roi_for_each (buf, [&] (GstVideoRegionOfInterestMeta *roi) {
+    const RoiDetection d = gpudetect_roi_detection (roi);
     Box b{static_cast<int> (roi->x), static_cast<int> (roi->y), static_cast<int> (roi->w), static_cast<int> (roi->h),
-          roi->roi_type ? g_quark_to_string (roi->roi_type) : "", -1.0, -1, roi->id};
-    if (GstStructure *d = gst_video_region_of_interest_meta_get_param (roi, "detection")) {
-      gst_structure_get_double (d, "confidence", &b.confidence);
-      if (const gchar *l = gst_structure_get_string (d, "label"))
-        b.label = l;
-    }
-    if (GstStructure *o = gst_video_region_of_interest_meta_get_param (roi, "object_id")) {
-      gint id;
-      guint uid;
-      gint64 id64;
-      if (gst_structure_get_int (o, "id", &id))
-        b.object_id = id;
-      else if (gst_structure_get_uint (o, "id", &uid))
-        b.object_id = uid;
-      else if (gst_structure_get_int64 (o, "id", &id64))
-        b.object_id = id64;
-    }
+          d.label, d.confidence.value_or (-1.0), -1, roi->id};
+    if (gint64 id; gpudetect_roi_object_id (roi, &id))
+      b.object_id = id;
     boxes.push_back (std::move (b));
-  }
+  });
   return boxes;
 }
 
