@@ -15,10 +15,12 @@ enum {
   PROP_0,
   PROP_MAX_IN_FLIGHT,
   PROP_UPLOAD_POOL,
+  PROP_MESSAGE_MODE,
 };
 
 #define DEFAULT_MAX_IN_FLIGHT 2
 #define DEFAULT_UPLOAD_POOL TRUE
+#define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
 
 GpuFrame::~GpuFrame ()
 {
@@ -44,6 +46,7 @@ struct Base {
   std::mutex lock; // guards the properties
   guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   bool upload_pool = DEFAULT_UPLOAD_POOL;
+  GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
   GpuDetectDeviceSlot device;
 
   // streaming thread
@@ -52,6 +55,7 @@ struct Base {
   bool have_info = false;
   GpuFrames frames;
   GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
+  size_t last_count = G_MAXSIZE;          // objects of the last frame a message was considered for
 
   // QoS
   std::mutex qos_lock;
@@ -63,6 +67,23 @@ struct Base {
 struct GstGpuBaseTransformPrivate {
   Base *base;
 };
+
+GType gst_gpu_detect_message_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_GPU_DETECT_MESSAGE_NONE, "Post no messages", "none"},
+      {GST_GPU_DETECT_MESSAGE_EVERY_FRAME, "Post a message for every detected frame", "every-frame"},
+      {GST_GPU_DETECT_MESSAGE_ON_CHANGE, "Post when the number of objects changes", "on-change"},
+      {GST_GPU_DETECT_MESSAGE_ON_DETECTION, "Post for frames with at least one object", "on-detection"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstGpuDetectMessageMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 #define gst_gpu_base_transform_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstGpuBaseTransform, gst_gpu_base_transform, GST_TYPE_BASE_TRANSFORM);
@@ -122,6 +143,34 @@ void gst_gpu_base_transform_report_skip (GstGpuBaseTransform *self, GstBuffer *b
   gst_element_post_message (GST_ELEMENT (self), m);
 }
 
+void gst_gpu_base_transform_post_objects (GstGpuBaseTransform *self, const char *name, GstBuffer *buf, size_t n,
+                                          const std::function<void (GValue *list)> &add_objects)
+{
+  Base *b = base_of (self);
+  GstGpuDetectMessageMode mode;
+  {
+    std::lock_guard<std::mutex> g (b->lock);
+    mode = b->message_mode;
+  }
+  if (mode == GST_GPU_DETECT_MESSAGE_NONE)
+    return;
+  const bool changed = n != b->last_count;
+  b->last_count = n;
+  if ((mode == GST_GPU_DETECT_MESSAGE_ON_CHANGE && !changed) || (mode == GST_GPU_DETECT_MESSAGE_ON_DETECTION && n == 0))
+    return;
+  GValue objects = G_VALUE_INIT;
+  g_value_init (&objects, GST_TYPE_LIST);
+  add_objects (&objects);
+  const GstClockTime ts = GST_BUFFER_PTS (buf);
+  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
+  GstStructure *s = gst_structure_new (name, "timestamp", G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64,
+                                       gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts), "running-time",
+                                       G_TYPE_UINT64, gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts),
+                                       "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), nullptr);
+  gst_structure_take_value (s, "objects", &objects);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+}
+
 void gst_gpu_base_transform_count_processed (GstGpuBaseTransform *self) { base_of (self)->processed++; }
 
 // Drops every held buffer (flush, stop, after an error), once the device is
@@ -161,6 +210,7 @@ static gboolean gst_gpu_base_transform_start (GstBaseTransform *trans)
     std::lock_guard<std::mutex> g (b->lock);
     b->running_max_in_flight = b->max_in_flight;
   }
+  b->last_count = G_MAXSIZE;
   std::lock_guard<std::mutex> g (b->qos_lock);
   b->earliest_time = GST_CLOCK_TIME_NONE;
   b->processed = b->skipped = 0;
@@ -362,6 +412,7 @@ static void gst_gpu_base_transform_set_property (GObject *object, guint prop_id,
   switch (prop_id) {
   case PROP_MAX_IN_FLIGHT: b->max_in_flight = g_value_get_uint (value); break;
   case PROP_UPLOAD_POOL: b->upload_pool = g_value_get_boolean (value); break;
+  case PROP_MESSAGE_MODE: b->message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -373,6 +424,7 @@ static void gst_gpu_base_transform_get_property (GObject *object, guint prop_id,
   switch (prop_id) {
   case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, b->max_in_flight); break;
   case PROP_UPLOAD_POOL: g_value_set_boolean (value, b->upload_pool); break;
+  case PROP_MESSAGE_MODE: g_value_set_enum (value, b->message_mode); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -410,6 +462,11 @@ static void gst_gpu_base_transform_class_init (GstGpuBaseTransformClass *klass)
           "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
           "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
           DEFAULT_UPLOAD_POOL, ready));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_MODE,
+      g_param_spec_enum ("message-mode", "Message mode",
+          "When to post the element message (named as the element: \"gpudetect\", \"gputrack\") with each frame's "
+          "objects", GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE,
+          static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
   element_class->set_context = gst_gpu_base_transform_set_context;
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = gst_gpu_base_transform_start;
@@ -422,4 +479,5 @@ static void gst_gpu_base_transform_class_init (GstGpuBaseTransformClass *klass)
   trans_class->query = gst_gpu_base_transform_query;
   trans_class->propose_allocation = gst_gpu_base_transform_propose_allocation;
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_BASE_TRANSFORM, static_cast<GstPluginAPIFlags> (0));
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_DETECT_MESSAGE_MODE, static_cast<GstPluginAPIFlags> (0));
 }

@@ -16,7 +16,8 @@
 //   device offered upstream (upload-pool);
 // - the device GstContext ("gpudetect.cl.device", gstcldevice.h);
 // - the negotiated video info.
-// Properties: max-in-flight, upload-pool.  A subclass chains up in start()
+// - the element message with each frame's objects, as message-mode says.
+// Properties: max-in-flight, upload-pool, message-mode.  A subclass chains up in start()
 // (last) and stop() (first: in-flight work is discarded while its engine
 // still exists), and in set_caps() (first).
 #pragma once
@@ -28,6 +29,7 @@
 #include <gst/video/video.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 
 // One buffer held in arrival order; a subclass derives its own entry with
@@ -51,6 +53,21 @@ G_BEGIN_DECLS
 
 #define GST_TYPE_GPU_BASE_TRANSFORM (gst_gpu_base_transform_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstGpuBaseTransform, gst_gpu_base_transform, GST, GPU_BASE_TRANSFORM, GstBaseTransform)
+
+/**
+ * GstGpuDetectMessageMode:
+ * When a device element posts its element message with its objects
+ * ("gpudetect", "gputrack").
+ */
+typedef enum {
+  GST_GPU_DETECT_MESSAGE_NONE,
+  GST_GPU_DETECT_MESSAGE_EVERY_FRAME,
+  GST_GPU_DETECT_MESSAGE_ON_CHANGE,
+  GST_GPU_DETECT_MESSAGE_ON_DETECTION,
+} GstGpuDetectMessageMode;
+
+#define GST_TYPE_GPU_DETECT_MESSAGE_MODE (gst_gpu_detect_message_mode_get_type ())
+GType gst_gpu_detect_message_mode_get_type (void);
 
 struct _GstGpuBaseTransformClass {
   GstBaseTransformClass parent_class;
@@ -88,5 +105,10 @@ GpuDetectDeviceSlot *gst_gpu_base_transform_device_slot (GstGpuBaseTransform *se
 // the skip is counted and reported (a QoS message).
 bool gst_gpu_base_transform_is_late (GstGpuBaseTransform *self, GstBuffer *buf);
 void gst_gpu_base_transform_report_skip (GstGpuBaseTransform *self, GstBuffer *buf);
+// Posts the element message `name` for the buffer when message-mode asks for
+// it on a frame of n objects: timestamp, stream-time, running-time, duration
+// and "objects", the list add_objects fills.
+void gst_gpu_base_transform_post_objects (GstGpuBaseTransform *self, const char *name, GstBuffer *buf, size_t n,
+                                          const std::function<void (GValue *list)> &add_objects);
 // Counts a frame whose device work was submitted (the QoS message's "processed").
 void gst_gpu_base_transform_count_processed (GstGpuBaseTransform *self);

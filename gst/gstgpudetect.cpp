@@ -66,7 +66,6 @@ enum {
   PROP_ROI_Y,
   PROP_ROI_WIDTH,
   PROP_ROI_HEIGHT,
-  PROP_MESSAGE_MODE,
   PROP_DEVICE_NAME,
   PROP_TUNING,
   PROP_LEVELS_PER_OCTAVE,
@@ -80,7 +79,6 @@ enum {
 #define DEFAULT_MIN_NEIGHBORS 3
 #define DEFAULT_THRESHOLD 0.0
 #define DEFAULT_INFERENCE_INTERVAL 1
-#define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
 
 namespace {
 
@@ -98,7 +96,6 @@ struct Settings {
   guint interval = DEFAULT_INFERENCE_INTERVAL;
   bool skip_when_busy = false;
   int roi_x = 0, roi_y = 0, roi_w = 0, roi_h = 0;
-  GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
 };
 
 // A held buffer: its detector slot and result.
@@ -130,7 +127,6 @@ struct GstGpuDetectPrivate {
   // streaming state (streaming thread only)
   std::unique_ptr<gpudetect::Detector> detector;
   guint64 frame_count = 0;
-  size_t last_count = G_MAXSIZE;
   std::string device_name;
   guint64 host_memory_frames = 0;         // detected frames that arrived in it
   guint64 lost_candidates = 0;            // windows a family's full list dropped, all told
@@ -151,22 +147,6 @@ G_DEFINE_TYPE (GstGpuDetect, gst_gpu_detect, GST_TYPE_GPU_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gpudetect, "gpudetect", GST_RANK_NONE, GST_TYPE_GPU_DETECT,
                                        gpudetect_element_init (plugin));
 
-GType gst_gpu_detect_message_mode_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_GPU_DETECT_MESSAGE_NONE, "Post no messages", "none"},
-      {GST_GPU_DETECT_MESSAGE_EVERY_FRAME, "Post a message for every detected frame", "every-frame"},
-      {GST_GPU_DETECT_MESSAGE_ON_CHANGE, "Post when the number of objects changes", "on-change"},
-      {GST_GPU_DETECT_MESSAGE_ON_DETECTION, "Post for frames with at least one object", "on-detection"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstGpuDetectMessageMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
@@ -188,42 +168,21 @@ static void attach_results (GstGpuDetect *self, GstBuffer *buf, const DetectFram
 
 static void post_message (GstGpuDetect *self, GstBuffer *buf, const DetectFrame &p)
 {
-  GstGpuDetectPrivate *priv = self->priv;
-  GstGpuDetectMessageMode mode;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    mode = priv->settings.message_mode;
-  }
-  if (mode == GST_GPU_DETECT_MESSAGE_NONE)
-    return;
-  const size_t n = p.result.objects.size ();
-  const bool changed = n != priv->last_count;
-  priv->last_count = n;
-  if ((mode == GST_GPU_DETECT_MESSAGE_ON_CHANGE && !changed) || (mode == GST_GPU_DETECT_MESSAGE_ON_DETECTION && n == 0))
-    return;
-  GValue objects = G_VALUE_INIT;
-  g_value_init (&objects, GST_TYPE_LIST);
-  guint id = 0;
-  for (const gpudetect::Detection &d : p.result.objects) {
-    GValue v = G_VALUE_INIT;
-    g_value_init (&v, GST_TYPE_STRUCTURE);
-    GstStructure *o = gst_structure_new ("object", "x", G_TYPE_UINT, (guint) (d.rect.x + p.roi_x), "y", G_TYPE_UINT,
-                                         (guint) (d.rect.y + p.roi_y), "width", G_TYPE_UINT, (guint) d.rect.width,
-                                         "height", G_TYPE_UINT, (guint) d.rect.height, "label", G_TYPE_STRING,
-                                         p.label.c_str (), "label-id", G_TYPE_INT, d.label_id, "confidence",
-                                         G_TYPE_DOUBLE, (double) d.confidence, "id", G_TYPE_UINT, id++, nullptr);
-    g_value_take_boxed (&v, o);
-    gst_value_list_append_and_take_value (&objects, &v);
-  }
-  GstClockTime ts = GST_BUFFER_PTS (buf);
-  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
-  GstClockTime rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts);
-  GstStructure *s = gst_structure_new ("gpudetect", "timestamp", G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64,
-                                       gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts), "running-time",
-                                       G_TYPE_UINT64, rt, "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf),
-                                       nullptr);
-  gst_structure_take_value (s, "objects", &objects);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  gst_gpu_base_transform_post_objects (GST_GPU_BASE_TRANSFORM (self), "gpudetect", buf, p.result.objects.size (),
+                                       [&] (GValue *list) {
+    guint id = 0;
+    for (const gpudetect::Detection &d : p.result.objects) {
+      GValue v = G_VALUE_INIT;
+      g_value_init (&v, GST_TYPE_STRUCTURE);
+      g_value_take_boxed (&v, gst_structure_new ("object", "x", G_TYPE_UINT, (guint) (d.rect.x + p.roi_x), "y",
+                                                 G_TYPE_UINT, (guint) (d.rect.y + p.roi_y), "width", G_TYPE_UINT,
+                                                 (guint) d.rect.width, "height", G_TYPE_UINT, (guint) d.rect.height,
+                                                 "label", G_TYPE_STRING, p.label.c_str (), "label-id", G_TYPE_INT,
+                                                 d.label_id, "confidence", G_TYPE_DOUBLE, (double) d.confidence, "id",
+                                                 G_TYPE_UINT, id++, nullptr));
+      gst_value_list_append_and_take_value (list, &v);
+    }
+  });
 }
 
 /* ------------------------------------------------------------------------ */
@@ -374,7 +333,6 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   priv->frame_count = 0;
   priv->host_memory_frames = 0;
   priv->lost_candidates = 0;
-  priv->last_count = G_MAXSIZE;
   return TRUE;
 }
 
@@ -580,7 +538,6 @@ static void gst_gpu_detect_set_property (GObject *object, guint prop_id, const G
   case PROP_ROI_Y: s.roi_y = g_value_get_int (value); break;
   case PROP_ROI_WIDTH: s.roi_w = g_value_get_int (value); break;
   case PROP_ROI_HEIGHT: s.roi_h = g_value_get_int (value); break;
-  case PROP_MESSAGE_MODE: s.message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -611,7 +568,6 @@ static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue 
   case PROP_ROI_Y: g_value_set_int (value, s.roi_y); break;
   case PROP_ROI_WIDTH: g_value_set_int (value, s.roi_w); break;
   case PROP_ROI_HEIGHT: g_value_set_int (value, s.roi_h); break;
-  case PROP_MESSAGE_MODE: g_value_set_enum (value, s.message_mode); break;
   case PROP_DEVICE_NAME: g_value_set_string (value, priv->device_name.empty () ? nullptr : priv->device_name.c_str ()); break;
   case PROP_PROGRAM_BUILDS: {
     GpuDetectSharedDevice d = gst_gpu_base_transform_device_slot (GST_GPU_BASE_TRANSFORM (self))->get ();
@@ -717,10 +673,6 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
       g_param_spec_int ("roi-height", "Search region height",
           "Height of the searched region (0: to the bottom edge)", 0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_MESSAGE_MODE,
-      g_param_spec_enum ("message-mode", "Message mode",
-          "When to post the \"gpudetect\" element message with the detected objects",
-          GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE, playing));
   g_object_class_install_property (gobject_class, PROP_TUNING,
       g_param_spec_string ("tuning", "Tuning",
           "Expert knobs of the engine, \"key=value;key=value\" (README, Tuning): the schedule, the upload queue, "
@@ -751,5 +703,4 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   base_class->discard = GST_DEBUG_FUNCPTR (gst_gpu_detect_discard);
   base_class->host_memory = GST_DEBUG_FUNCPTR (gst_gpu_detect_host_memory);
 
-  gst_type_mark_as_plugin_api (GST_TYPE_GPU_DETECT_MESSAGE_MODE, static_cast<GstPluginAPIFlags> (0));
 }

@@ -68,7 +68,6 @@ enum {
   PROP_MIN_CONFIDENCE,
   PROP_IOU_THRESHOLD,
   PROP_TEMPLATE_BLEND,
-  PROP_MESSAGE_MODE,
   PROP_FRAMES_UPLOADED,
   PROP_FRAMES_SHARED,
 };
@@ -81,7 +80,6 @@ enum {
 #define DEFAULT_MIN_CONFIDENCE 0.4
 #define DEFAULT_IOU_THRESHOLD 0.3
 #define DEFAULT_TEMPLATE_BLEND 1.0
-#define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
 
 namespace {
 struct Settings {
@@ -93,7 +91,6 @@ struct Settings {
   double min_confidence = DEFAULT_MIN_CONFIDENCE;
   double iou_threshold = DEFAULT_IOU_THRESHOLD;
   double template_blend = DEFAULT_TEMPLATE_BLEND;
-  GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
 };
 
 // A held buffer: its tracker ticket and, once done, its objects.
@@ -111,7 +108,6 @@ struct GstGpuTrackPrivate {
   std::unique_ptr<gpudetect::track::Tracker> tracker;
   Settings running; // the settings the tracker was made with
   std::string device_name;
-  size_t last_count = G_MAXSIZE;
   guint64 frames = 0;
   // frames the tracker uploaded from host memory, and took from gpudetect's
   // upload, so far (read-only properties)
@@ -194,7 +190,6 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
                      priv->device_name.c_str (), e->geometry ().template_w, e->geometry ().template_h,
                      e->geometry ().search_w, e->geometry ().search_h, e->work_group (), e->band_rows (),
                      e->built_from_cache () ? " (kernels from cache)" : "");
-  priv->last_count = G_MAXSIZE;
   priv->frames = 0;
   priv->uploaded = 0;
   priv->shared_frames = 0;
@@ -288,43 +283,26 @@ static bool clip (const gpudetect::track::Box &b, int fw, int fh, int *x, int *y
   return *w > 0 && *h > 0;
 }
 
-static void post_message (GstGpuTrack *self, GstBuffer *buf, const std::vector<gpudetect::track::TrackedObject> &objs,
-                          GstGpuDetectMessageMode mode)
+static void post_message (GstGpuTrack *self, GstBuffer *buf, const std::vector<gpudetect::track::TrackedObject> &objs)
 {
-  GstGpuTrackPrivate *priv = self->priv;
-  if (mode == GST_GPU_DETECT_MESSAGE_NONE)
-    return;
-  const size_t n = objs.size ();
-  const bool changed = n != priv->last_count;
-  priv->last_count = n;
-  if ((mode == GST_GPU_DETECT_MESSAGE_ON_CHANGE && !changed) || (mode == GST_GPU_DETECT_MESSAGE_ON_DETECTION && n == 0))
-    return;
-  GValue objects = G_VALUE_INIT;
-  g_value_init (&objects, GST_TYPE_LIST);
-  const GstVideoInfo *info = gst_gpu_base_transform_info (GST_GPU_BASE_TRANSFORM (self));
-  const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
-  for (const gpudetect::track::TrackedObject &o : objs) {
-    int x, y, w, h;
-    if (!clip (o.box, fw, fh, &x, &y, &w, &h))
-      continue;
-    GValue v = G_VALUE_INIT;
-    g_value_init (&v, GST_TYPE_STRUCTURE);
-    GstStructure *st = gst_structure_new (
-        "object", "x", G_TYPE_UINT, (guint) x, "y", G_TYPE_UINT, (guint) y, "width", G_TYPE_UINT, (guint) w, "height",
-        G_TYPE_UINT, (guint) h, "label", G_TYPE_STRING, o.label.c_str (), "label-id", G_TYPE_INT, o.label_id,
-        "confidence", G_TYPE_DOUBLE, o.detection_confidence, "id", G_TYPE_UINT, (guint) o.id, "tracking-confidence",
-        G_TYPE_DOUBLE, o.confidence, "detected", G_TYPE_BOOLEAN, o.detection >= 0, nullptr);
-    g_value_take_boxed (&v, st);
-    gst_value_list_append_and_take_value (&objects, &v);
-  }
-  GstClockTime ts = GST_BUFFER_PTS (buf);
-  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
-  GstStructure *s = gst_structure_new ("gputrack", "timestamp", G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64,
-                                       gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts), "running-time",
-                                       G_TYPE_UINT64, gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts),
-                                       "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), nullptr);
-  gst_structure_take_value (s, "objects", &objects);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  GstGpuBaseTransform *base = GST_GPU_BASE_TRANSFORM (self);
+  gst_gpu_base_transform_post_objects (base, "gputrack", buf, objs.size (), [&] (GValue *list) {
+    const GstVideoInfo *info = gst_gpu_base_transform_info (base);
+    const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
+    for (const gpudetect::track::TrackedObject &o : objs) {
+      int x, y, w, h;
+      if (!clip (o.box, fw, fh, &x, &y, &w, &h))
+        continue;
+      GValue v = G_VALUE_INIT;
+      g_value_init (&v, GST_TYPE_STRUCTURE);
+      g_value_take_boxed (&v, gst_structure_new (
+          "object", "x", G_TYPE_UINT, (guint) x, "y", G_TYPE_UINT, (guint) y, "width", G_TYPE_UINT, (guint) w,
+          "height", G_TYPE_UINT, (guint) h, "label", G_TYPE_STRING, o.label.c_str (), "label-id", G_TYPE_INT,
+          o.label_id, "confidence", G_TYPE_DOUBLE, o.detection_confidence, "id", G_TYPE_UINT, (guint) o.id,
+          "tracking-confidence", G_TYPE_DOUBLE, o.confidence, "detected", G_TYPE_BOOLEAN, o.detection >= 0, nullptr));
+      gst_value_list_append_and_take_value (list, &v);
+    }
+  });
 }
 
 static void read_detections (GstBuffer *buf, std::vector<gpudetect::track::Detection> *dets,
@@ -373,7 +351,6 @@ static gboolean gst_gpu_track_ready (GstGpuBaseTransform *base, GpuFrame *frame)
 static GstBuffer *gst_gpu_track_finish (GstGpuBaseTransform *base, GpuFrame *frame)
 {
   GstGpuTrack *self = GST_GPU_TRACK (base);
-  GstGpuTrackPrivate *priv = self->priv;
   TrackFrame &p = static_cast<TrackFrame &> (*frame);
   GstBuffer *buf = p.buffer;
   p.buffer = nullptr;
@@ -406,12 +383,7 @@ static GstBuffer *gst_gpu_track_finish (GstGpuBaseTransform *base, GpuFrame *fra
       gpudetect_roi_add_tracking (roi, o.id, o.confidence, o.since_detection);
     }
   }
-  GstGpuDetectMessageMode mode;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    mode = priv->settings.message_mode;
-  }
-  post_message (self, buf, p.objects, mode);
+  post_message (self, buf, p.objects);
   return buf;
 }
 
@@ -561,7 +533,6 @@ static void gst_gpu_track_set_property (GObject *object, guint prop_id, const GV
   case PROP_MIN_CONFIDENCE: s.min_confidence = g_value_get_double (value); break;
   case PROP_IOU_THRESHOLD: s.iou_threshold = g_value_get_double (value); break;
   case PROP_TEMPLATE_BLEND: s.template_blend = g_value_get_double (value); break;
-  case PROP_MESSAGE_MODE: s.message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
 }
@@ -583,7 +554,6 @@ static void gst_gpu_track_get_property (GObject *object, guint prop_id, GValue *
   case PROP_MIN_CONFIDENCE: g_value_set_double (value, s.min_confidence); break;
   case PROP_IOU_THRESHOLD: g_value_set_double (value, s.iou_threshold); break;
   case PROP_TEMPLATE_BLEND: g_value_set_double (value, s.template_blend); break;
-  case PROP_MESSAGE_MODE: g_value_set_enum (value, s.message_mode); break;
   case PROP_FRAMES_UPLOADED: g_value_set_uint64 (value, self->priv->uploaded.load ()); break;
   case PROP_FRAMES_SHARED: g_value_set_uint64 (value, self->priv->shared_frames.load ()); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
@@ -654,10 +624,6 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
       g_param_spec_double ("template-blend", "Template blend",
           "Weight of a matching detection's appearance in the track's template (1: replaced; less: a slow blend)",
           0.0, 1.0, DEFAULT_TEMPLATE_BLEND, playing));
-  g_object_class_install_property (gobject_class, PROP_MESSAGE_MODE,
-      g_param_spec_enum ("message-mode", "Message mode",
-          "When to post the \"gputrack\" element message with the tracked objects and their ids",
-          GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE, playing));
   g_object_class_install_property (gobject_class, PROP_FRAMES_UPLOADED,
       g_param_spec_uint64 ("frames-uploaded", "Frames uploaded",
           "Frames copied to the device since the element started (read-only)", 0, G_MAXUINT64, 0,
