@@ -2,15 +2,16 @@
  * SECTION:element-gpudetect
  * @title: gpudetect
  *
- * Detects objects (faces, eyes, people, plates, ...) with OpenCV's Haar and
- * LBP cascades on any OpenCL device and attaches one
- * GstVideoRegionOfInterestMeta per object, with a "detection" parameter
- * structure (x_min, y_min, x_max, y_max normalised, confidence, label_id,
- * label).  Pixels are never modified.
+ * Detects objects (faces, eyes, people, plates, ...) on any OpenCL device
+ * with the model's family (OpenCV's Haar and LBP cascades, WaldBoost,
+ * random-forest cascades, dlib's and OpenCV's HOG detectors, cv::dpm's part
+ * models) and attaches one GstVideoRegionOfInterestMeta per object, with a
+ * "detection" parameter structure (x_min, y_min, x_max, y_max normalised,
+ * confidence, label_id, label; roimeta.h).  Pixels are never modified.
  *
- * Work is asynchronous: the luma upload, pyramid, cascade kernels and the
- * readback of frame N run on the device while upstream produces frame N+1;
- * up to #GstGpuDetect:max-in-flight frames are held, in order.
+ * Work is asynchronous (gpubasetransform.h): the upload, pyramid, detector
+ * kernels and the readback of frame N run on the device while upstream
+ * produces frame N+1; up to max-in-flight frames are held, in order.
  *
  * ## Example
  * |[
@@ -688,7 +689,8 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
           "blocks, so it grows with it); 0: the model's", 0, 8, 0, ready));
 
   gst_element_class_set_static_metadata (element_class, "OpenCL object detector", "Filter/Analyzer/Video",
-      "Detects objects with OpenCV Haar/LBP cascades on an OpenCL device and attaches region-of-interest metadata",
+      "Detects objects on an OpenCL device (OpenCV's Haar and LBP cascades, WaldBoost, random-forest cascades, "
+      "dlib's and OpenCV's HOG detectors, cv::dpm's part models) and attaches region-of-interest metadata",
       "gpudetect developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
