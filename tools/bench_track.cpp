@@ -31,7 +31,7 @@
 // --sweep 8,16,32,64:8,16,32,64: every template size by every search radius,
 // a table row for each variant (N templates), instead of one case.
 #include "core/frame.h"
-#include "track/search.h"
+#include "track/reference.h"
 
 #include <algorithm>
 #include <chrono>

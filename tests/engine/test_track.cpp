@@ -6,7 +6,7 @@
 // objects it gives one frame at a time.  Several geometries (search areas in one band and
 // in several, asymmetric areas, small work-groups).  Needs an OpenCL device.
 #include "check.h"
-#include "track/search.h"
+#include "track/reference.h"
 #include "track/tracker.h"
 
 #include <algorithm>

@@ -1,5 +1,7 @@
 #include "search.h"
 
+#include "plan.h"
+
 #include "kernels.h"
 
 #include <algorithm>
@@ -53,7 +55,7 @@ std::vector<uint8_t> default_mask (int w, int h) {
   return m;
 }
 
-static cl_int4 rgb_offsets (ColorFormat f) {
+cl_int4 rgb_offsets (ColorFormat f) {
   switch (f) {
   case ColorFormat::Bgrx: case ColorFormat::Bgra: return {{2, 1, 0, 0}};
   default: return {{0, 1, 2, 0}};
@@ -112,13 +114,10 @@ struct TemplateSearch::Impl {
   cl::Kernel convert, extract, search, tiles, reduce_parts;
   bool from_cache = false;
   bool gpu = false;
-  int wg = 256, band = 0, kx = 1;
-  int tch = 0; // tiles: template rows per chunk (template_h: the whole template)
+  int wg = 256, band = 0;
   Config::Schedule schedule = Config::Schedule::Rows;
-  int parts = 1;          // resolved: 0 automatic, else fixed
+  TilePlanner planner; // also the rows schedule's offsets per work-item (kx)
   bool sad_ptx = false;
-  size_t tiles_max_wg = 0;     // the tiles kernel's work-group limit
-  size_t tiles_local_words = 0; // local memory left to its area, in words
   cl::Mem part_best;
   size_t part_best_size = 0;
   cl::Mem mask;
@@ -149,150 +148,6 @@ struct TemplateSearch::Impl {
       return e;
     *have = need;
     return {};
-  }
-
-  // Tiles: parts of `rows` offset rows, `wg` work-items, `scratch` words
-  // of local memory for the area (and the reductions).
-  struct TilePlan {
-    int parts = 1, rows = 1, wg = 32;
-    size_t scratch = 0;
-  };
-  int tile_row_words () const { // SWT in kernels/track.cl
-    const Geometry &g = cfg.geometry;
-    const int pwk = (g.positions_w () + kx - 1) / kx;
-    return (pwk * kx + g.template_w + 3) / 4 * 4;
-  }
-  // Local memory words of the template's colours and weights (TCH rows).
-  size_t tile_template_words () const {
-    return 2 * static_cast<size_t> ((cfg.geometry.template_w * tch + 3) / 4 * 4);
-  }
-  // The area rows a work-group of `wg` holds at once for parts of `rows`
-  // offset rows: all of them under the whole template, or (template rows in
-  // chunks) those of a pass of one group of offsets per work-item under a
-  // chunk.
-  int tile_area_rows (int rows, int wg) const {
-    const Geometry &g = cfg.geometry;
-    if (tch >= g.template_h)
-      return rows + g.template_h - 1;
-    const int pwk = (g.positions_w () + kx - 1) / kx;
-    return std::min (rows, (wg - 1) / pwk + 2) + tch - 1;
-  }
-  bool tile_fits (int rows, int wg, size_t *scratch) const {
-    size_t np2 = 1;
-    while (np2 < static_cast<size_t> (wg))
-      np2 <<= 1;
-    *scratch = std::max (static_cast<size_t> (tile_area_rows (rows, wg)) * tile_row_words (), 2 * np2);
-    return *scratch <= tiles_local_words;
-  }
-  // The work of a part of `rows` offset rows on `wg` work-items, in a
-  // compute unit's lane-operations: its offsets' multiply-adds and SADs,
-  // the sampling of its area rows (once, or once per pass and chunk), a
-  // barrier's worth per pass and chunk.
-  double tile_work (int rows, int wg) const {
-    const Geometry &g = cfg.geometry;
-    const int pwk = (g.positions_w () + kx - 1) / kx;
-    const double per_offset = 2.0 * g.template_w * g.template_h; // a multiply-add and a SAD per pixel
-    const double iters = std::ceil (static_cast<double> (rows) * pwk / wg);
-    double work = wg * iters * kx * per_offset;
-    if (tch >= g.template_h)
-      return work + static_cast<double> (rows + g.template_h - 1) * tile_row_words () * 16;
-    const double chunks = std::ceil (static_cast<double> (g.template_h) / tch);
-    return work + iters * chunks * (static_cast<double> (tile_area_rows (rows, wg)) * tile_row_words () * 16 + wg * 32);
-  }
-  // The plan for `templates` templates: parts fixed by the configuration, or
-  // the one that gives the busiest compute unit the least work (the
-  // templates' work-groups spread evenly over the compute units, each
-  // work-group's work-items as many as its groups of offsets, in whole
-  // warps, up to the kernel's limit; its area's sampling besides; a second
-  // launch where there are several parts).  templates 0: the plan of the
-  // least work per template for many templates (the chunks' choice).
-  bool plan_tiles (int templates, TilePlan *out, double *cost_out = nullptr) const {
-    const Geometry &g = cfg.geometry;
-    const int ph = g.positions_h (), pwk = (g.positions_w () + kx - 1) / kx;
-    size_t cap = tiles_max_wg;
-    if (cfg.work_group > 0)
-      cap = std::min<size_t> (cap, cfg.work_group);
-    const int max_wg = static_cast<int> (cap >= 32 ? cap / 32 * 32 : cap);
-    if (max_wg < 1)
-      return false;
-    auto threads = [&] (int rows) {
-      const int want = rows * pwk;
-      return std::min (max_wg, (want + 31) / 32 * 32);
-    };
-    const double cus = std::max<cl_uint> (dev.info.compute_units, 1);
-    if (parts > 0) { // fixed; more parts where the area's rows do not fit
-      for (int rows = (ph + std::min (parts, ph) - 1) / std::min (parts, ph); rows >= 1; rows--) {
-        const int wg = threads (rows);
-        size_t scratch = 0;
-        if (tile_fits (rows, wg, &scratch)) {
-          *out = {(ph + rows - 1) / rows, rows, wg, scratch};
-          if (cost_out)
-            *cost_out = out->parts * tile_work (rows, wg);
-          return true;
-        }
-      }
-      return false;
-    }
-    double best_cost = 0;
-    bool found = false;
-    for (int rows = ph; rows >= 1; rows--) {
-      const int p = (ph + rows - 1) / rows;
-      const int wg = threads (rows);
-      size_t scratch = 0;
-      if (!tile_fits (rows, wg, &scratch))
-        continue;
-      const double work = tile_work (rows, wg);
-      // a second launch: about 2 us of a compute unit's 128 lanes at 1.7 GHz
-      const double cost = templates > 0 ? std::ceil (static_cast<double> (templates) * p / cus) * work +
-                                              (p > 1 ? 4.4e5 : 0)
-                                        : p * work;
-      if (!found || cost < best_cost) {
-        found = true;
-        best_cost = cost;
-        *out = {p, rows, wg, scratch};
-      }
-    }
-    if (found && cost_out)
-      *cost_out = best_cost;
-    return found;
-  }
-
-  // The tiles' template rows per chunk for `local` bytes of local memory of
-  // which `reserved` go to the kernel's other arrays and the driver: the
-  // whole template where it and the area rows of one offset row fit, else
-  // the chunk size of the least work per template (plan_tiles (0)).  Sets
-  // tch and tiles_local_words; false where nothing fits.
-  bool choose_chunks (size_t local, size_t reserved) {
-    const int th = cfg.geometry.template_h;
-    int best_tch = 0, last = 0;
-    double best_cost = 0;
-    for (int c = 1; c <= th; c++) {
-      const int t = (th + c - 1) / c;
-      if (t == last)
-        continue;
-      last = t;
-      tch = t;
-      const size_t words = tile_template_words () + reserved / 4;
-      tiles_local_words = local / 4 > words ? local / 4 - words : 0;
-      TilePlan plan;
-      double cost = 0;
-      if (!plan_tiles (0, &plan, &cost))
-        continue;
-      if (t == th) { // the whole template: as measured (docs/tracking.md)
-        best_tch = t;
-        break;
-      }
-      if (!best_tch || cost < best_cost) {
-        best_tch = t;
-        best_cost = cost;
-      }
-    }
-    if (!best_tch)
-      return false;
-    tch = best_tch;
-    const size_t words = tile_template_words () + reserved / 4;
-    tiles_local_words = local / 4 > words ? local / 4 - words : 0;
-    return true;
   }
 
   cl_event *ev (cl::Event *e) { return cfg.profile ? e->out () : nullptr; }
@@ -371,7 +226,7 @@ struct ScheduleDefault {
 using Schedule = TemplateSearch::Config::Schedule;
 const ScheduleDefault schedule_defaults[] = {
     // H100, against rows 4x1: 100 templates 32x32 +-32 px 0.401 -> 0.061 ms, 1000 of 16x16 in 143x143
-    // 2.219 -> 0.442 ms (docs/results/bench-track-h100-tiles.txt)
+    // 2.219 -> 0.442 ms (bench/results/bench-track-h100-tiles.txt)
     {true, Schedule::Tiles, 4, 0},
     // PoCL, 2 shared cores, against rows 8x1: 100 templates 32x32 +-32 px 668 -> 453 ms (one part of 608
     // work-items), 1000 of 16x16 in 143x143 6.69 -> 4.14 s
@@ -449,8 +304,11 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   std::string why;
   for (const ScheduleDefault &choice : choices) {
     m.schedule = choice.schedule;
-    m.kx = config.offsets_per_item > 0 ? config.offsets_per_item : choice.offsets_per_item;
-    m.parts = config.parts >= 0 ? config.parts : choice.parts;
+    m.planner.geometry = g;
+    m.planner.work_group = config.work_group;
+    m.planner.compute_units = m.dev.info.compute_units;
+    m.planner.kx = config.offsets_per_item > 0 ? config.offsets_per_item : choice.offsets_per_item;
+    m.planner.parts = config.parts >= 0 ? config.parts : choice.parts;
     if (m.schedule == Schedule::Rows && config.schedule == Schedule::Rows && config.parts > 1) {
       *error = "the rows schedule searches each template in one work-group (parts 1); parts are the tiles'";
       return nullptr;
@@ -461,11 +319,11 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
     const size_t fixed_bytes = m.template_bytes () + static_cast<size_t> (wg) * 8 + 256;
     if (m.dev.info.local_mem > 0)
       budget = std::min<size_t> (budget, m.dev.info.local_mem > fixed_bytes ? m.dev.info.local_mem - fixed_bytes : 0);
-    const size_t row_bytes = static_cast<size_t> (g.search_w + m.kx - 1) * 4; // rows padded for the last group of offsets
+    const size_t row_bytes = static_cast<size_t> (g.search_w + m.planner.kx - 1) * 4; // rows padded for the last group of offsets
     const long rows = static_cast<long> (budget / row_bytes) - (g.template_h - 1);
     if (rows < 1 && m.schedule == Schedule::Rows) {
       why = "the search area's rows do not fit in the device's local memory (" + std::to_string (budget) +
-            " bytes for " + std::to_string (g.search_w + m.kx - 1) + "-pixel rows and a " +
+            " bytes for " + std::to_string (g.search_w + m.planner.kx - 1) + "-pixel rows and a " +
             std::to_string (g.template_h) + "-row template)";
       continue;
     }
@@ -474,8 +332,8 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
       // the template's rows whole or in chunks, the area rows of one offset
       // row at least beside them (1 KB for the driver's own use and the
       // kernel's small arrays: the kernel's own count replaces it once built)
-      m.tiles_max_wg = std::min<size_t> (m.dev.info.max_work_group, 1024);
-      if (!m.choose_chunks (m.tiles_local_bytes (), 1024)) {
+      m.planner.max_wg = std::min<size_t> (m.dev.info.max_work_group, 1024);
+      if (!m.planner.choose_chunks (m.tiles_local_bytes (), 1024)) {
         why = "the tiles' area rows do not fit in the device's local memory (" +
               std::to_string (m.tiles_local_bytes ()) + " bytes)";
         continue;
@@ -495,12 +353,12 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
                            std::to_string (g.template_h) + " -D SW=" + std::to_string (g.search_w) + " -D SH=" +
                            std::to_string (g.search_h) + " -D BAND=" + std::to_string (m.band) + " -D WG=" +
                            std::to_string (wg) + " -D ALT_D=" + std::to_string (g.alt_distance) + " -D KX=" +
-                           std::to_string (m.kx);
+                           std::to_string (m.planner.kx);
   // Tiles: a second build where the kernel's own local memory, as the
   // driver counts it, leaves the chunks chosen no room.
   for (int attempt = 0;; attempt++) {
     const std::string all =
-        opts + (m.schedule == Schedule::Tiles ? " -D TILES -D TCH=" + std::to_string (m.tch) : std::string ());
+        opts + (m.schedule == Schedule::Tiles ? " -D TILES -D TCH=" + std::to_string (m.planner.tch) : std::string ());
     cl::Error built = cl::build_program (m.dev, kernels::track_source, kernels::track_hash,
                                          all + (m.sad_ptx ? " -D SAD_PTX" : ""), &m.program, &m.from_cache);
     if (built && m.sad_ptx) { // a driver that refuses the inline PTX: the integer SAD
@@ -533,14 +391,14 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
       klocal = 0;
     const size_t local = m.tiles_local_bytes ();
     if (klocal > 0) // the kernel's own local arrays, as the driver counts them
-      m.tiles_local_words = local > klocal + 1024 ? (local - klocal - 1024) / 4 : 0;
-    m.tiles_max_wg = std::min<size_t> ({kwg, m.dev.info.max_work_group, 1024});
-    Impl::TilePlan plan;
-    if (m.plan_tiles (1, &plan))
+      m.planner.local_words = local > klocal + 1024 ? (local - klocal - 1024) / 4 : 0;
+    m.planner.max_wg = std::min<size_t> ({kwg, m.dev.info.max_work_group, 1024});
+    TilePlan plan;
+    if (m.planner.plan (1, &plan))
       break;
-    const size_t counted = m.tile_template_words () * 4;
-    const int tch = m.tch;
-    if (attempt > 0 || klocal <= counted || !m.choose_chunks (local, 1024 + (klocal - counted)) || m.tch == tch) {
+    const size_t counted = m.planner.template_words () * 4;
+    const int tch = m.planner.tch;
+    if (attempt > 0 || klocal <= counted || !m.planner.choose_chunks (local, 1024 + (klocal - counted)) || m.planner.tch == tch) {
       *error = "the tiles' area rows do not fit in the device's local memory (" + std::to_string (local) + " bytes)";
       return nullptr;
     }
@@ -563,25 +421,25 @@ const Geometry &TemplateSearch::geometry () const { return impl_->cfg.geometry; 
 const cl::Device &TemplateSearch::device () const { return impl_->dev; }
 int TemplateSearch::work_group () const { return impl_->wg; }
 int TemplateSearch::band_rows () const { return impl_->band; }
-int TemplateSearch::offsets_per_item () const { return impl_->kx; }
+int TemplateSearch::offsets_per_item () const { return impl_->planner.kx; }
 int TemplateSearch::template_chunk_rows () const {
-  return impl_->schedule == Schedule::Tiles ? impl_->tch : impl_->cfg.geometry.template_h;
+  return impl_->schedule == Schedule::Tiles ? impl_->planner.tch : impl_->cfg.geometry.template_h;
 }
 
 TemplateSearch::Config::Schedule TemplateSearch::schedule () const { return impl_->schedule; }
 bool TemplateSearch::sad_ptx () const { return impl_->sad_ptx; }
 
 int TemplateSearch::tile_work_group (int templates) const {
-  Impl::TilePlan plan;
-  return impl_->schedule == Schedule::Tiles && impl_->plan_tiles (std::max (templates, 1), &plan) ? plan.wg : 0;
+  TilePlan plan;
+  return impl_->schedule == Schedule::Tiles && impl_->planner.plan (std::max (templates, 1), &plan) ? plan.wg : 0;
 }
 
 int TemplateSearch::parts_for (int templates) const {
   const Impl &m = *impl_;
   if (m.schedule != Schedule::Tiles) // rows: a work-group per template
     return 1;
-  Impl::TilePlan plan;
-  return m.plan_tiles (std::max (templates, 1), &plan) ? plan.parts : 1;
+  TilePlan plan;
+  return m.planner.plan (std::max (templates, 1), &plan) ? plan.parts : 1;
 }
 int TemplateSearch::capacity () const { return impl_->slots; }
 bool TemplateSearch::built_from_cache () const { return impl_->from_cache; }
@@ -797,8 +655,8 @@ cl::Error TemplateSearch::search_async (int frame, const std::vector<int> &slots
   const cl_uint nwait = m.wait_converted (*fs, wait);
   fs->reduce_event.reset ();
   if (m.schedule == Schedule::Tiles) {
-    Impl::TilePlan plan;
-    if (!m.plan_tiles (static_cast<int> (n), &plan))
+    TilePlan plan;
+    if (!m.planner.plan (static_cast<int> (n), &plan))
       return {"the tiles' area rows do not fit in the device's local memory"};
     if (cl::Error e = m.grow (&m.part_best, &m.part_best_size, n * plan.parts * 2 * sizeof (cl_uint)))
       return e;
@@ -976,118 +834,6 @@ cl::Error TemplateSearch::read_distances (int request, std::vector<uint32_t> *d)
                                          n * sizeof (cl_uint), d->data (), 0, nullptr, nullptr));
   return {};
 }
-/* ------------------------------------------------------------------------ */
-
-namespace reference {
-
-static inline uint8_t clamp8 (int v) { return static_cast<uint8_t> (std::clamp (v, 0, 255)); }
-
-std::vector<uint8_t> convert (const ColorFrame &f) {
-  std::vector<uint8_t> out (static_cast<size_t> (f.width) * f.height * 4);
-  const cl_int4 o = rgb_offsets (f.format);
-  for (int y = 0; y < f.height; y++)
-    for (int x = 0; x < f.width; x++) {
-      uint8_t *d = &out[(static_cast<size_t> (y) * f.width + x) * 4];
-      if (f.format == ColorFormat::Gray8) {
-        d[0] = d[1] = d[2] = f.planes[0][static_cast<size_t> (y) * f.strides[0] + x];
-        d[3] = 0;
-        continue;
-      }
-      if (f.format != ColorFormat::Nv12 && f.format != ColorFormat::I420) {
-        const uint8_t *p = f.planes[0] + static_cast<size_t> (y) * f.strides[0] + 4 * x;
-        d[0] = p[o.s[0]];
-        d[1] = p[o.s[1]];
-        d[2] = p[o.s[2]];
-        d[3] = 0;
-        continue;
-      }
-      const int yy = f.planes[0][static_cast<size_t> (y) * f.strides[0] + x];
-      int u, v;
-      if (f.format == ColorFormat::Nv12) {
-        const uint8_t *c = f.planes[1] + static_cast<size_t> (y >> 1) * f.strides[1] + (x >> 1) * 2;
-        u = c[0];
-        v = c[1];
-      } else {
-        u = f.planes[1][static_cast<size_t> (y >> 1) * f.strides[1] + (x >> 1)];
-        v = f.planes[2][static_cast<size_t> (y >> 1) * f.strides[2] + (x >> 1)];
-      }
-      const int c = 298 * (yy - 16) + 128, dd = u - 128, e = v - 128;
-      d[0] = clamp8 ((c + 409 * e) >> 8);
-      d[1] = clamp8 ((c - 100 * dd - 208 * e) >> 8);
-      d[2] = clamp8 ((c + 516 * dd) >> 8);
-      d[3] = 0;
-    }
-  return out;
-}
-
-static inline const uint8_t *sample (const uint8_t *rgbx, int fw, int fh, const Grid &g, int i, int j) {
-  const int x = std::clamp ((g.ox + i * g.sx) >> 16, 0, fw - 1);
-  const int y = std::clamp ((g.oy + j * g.sy) >> 16, 0, fh - 1);
-  return rgbx + (static_cast<size_t> (y) * fw + x) * 4;
-}
-
-std::vector<uint8_t> extract (const uint8_t *rgbx, int fw, int fh, const Grid &grid, const Geometry &g,
-                              const std::vector<uint8_t> &mask) {
-  std::vector<uint8_t> t (static_cast<size_t> (g.template_w) * g.template_h * 4);
-  for (int j = 0; j < g.template_h; j++)
-    for (int i = 0; i < g.template_w; i++) {
-      const uint8_t *p = sample (rgbx, fw, fh, grid, i, j);
-      uint8_t *d = &t[(static_cast<size_t> (j) * g.template_w + i) * 4];
-      d[0] = p[0];
-      d[1] = p[1];
-      d[2] = p[2];
-      d[3] = mask[static_cast<size_t> (j) * g.template_w + i];
-    }
-  return t;
-}
-
-void search (const uint8_t *rgbx, int fw, int fh, const uint8_t *tmpl, const Grid &grid, const Geometry &g,
-             std::vector<uint32_t> *dmap, Match *m) {
-  const int PW = g.positions_w (), PH = g.positions_h ();
-  std::vector<uint8_t> area (static_cast<size_t> (g.search_w) * g.search_h * 4);
-  for (int j = 0; j < g.search_h; j++)
-    for (int i = 0; i < g.search_w; i++)
-      std::memcpy (&area[(static_cast<size_t> (j) * g.search_w + i) * 4], sample (rgbx, fw, fh, grid, i, j), 4);
-  dmap->assign (static_cast<size_t> (PW) * PH, 0);
-  uint32_t bd = UINT32_MAX;
-  int bi = 0;
-  for (int py = 0; py < PH; py++)
-    for (int px = 0; px < PW; px++) {
-      uint32_t d = 0;
-      for (int ty = 0; ty < g.template_h; ty++) {
-        const uint8_t *t = tmpl + static_cast<size_t> (ty) * g.template_w * 4;
-        const uint8_t *a = &area[((static_cast<size_t> (py) + ty) * g.search_w + px) * 4];
-        for (int tx = 0; tx < g.template_w; tx++, t += 4, a += 4)
-          d += t[3] * static_cast<uint32_t> (std::abs (t[0] - a[0]) + std::abs (t[1] - a[1]) + std::abs (t[2] - a[2]));
-      }
-      (*dmap)[static_cast<size_t> (py) * PW + px] = d;
-      if (d < bd) { // row-major scan: the first of equal distances has the lowest index
-        bd = d;
-        bi = py * PW + px;
-      }
-    }
-  const int bx = bi % PW, by = bi / PW;
-  uint32_t ad = UINT32_MAX;
-  int ai = -1;
-  for (int py = 0; py < PH; py++)
-    for (int px = 0; px < PW; px++) {
-      if (std::max (std::abs (px - bx), std::abs (py - by)) < g.alt_distance)
-        continue;
-      const uint32_t d = (*dmap)[static_cast<size_t> (py) * PW + px];
-      if (ai < 0 || d < ad) {
-        ad = d;
-        ai = py * PW + px;
-      }
-    }
-  m->best = bd;
-  m->best_x = bx;
-  m->best_y = by;
-  m->alt = ad;
-  m->alt_x = ai < 0 ? -1 : ai % PW;
-  m->alt_y = ai < 0 ? -1 : ai / PW;
-}
-
-} // namespace reference
 
 } // namespace track
 } // namespace gpudetect

@@ -32,6 +32,8 @@ namespace gpudetect {
 namespace track {
 
 enum class ColorFormat { Nv12, I420, Rgbx, Bgrx, Rgba, Bgra, Gray8 };
+// Where R, G and B lie in a pixel of a packed format (R, G, B of the others).
+cl_int4 rgb_offsets (ColorFormat f);
 
 struct ColorFrame {
   ColorFormat format = ColorFormat::Rgbx;
@@ -195,20 +197,6 @@ private:
   explicit TemplateSearch (std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// The host reference, the same integer arithmetic as the kernels (tests,
-// and the benchmark's CPU loop).
-namespace reference {
-// The frame as packed (R, G, B, 0).
-std::vector<uint8_t> convert (const ColorFrame &frame);
-// A template cut from a converted frame (R, G, B, m).
-std::vector<uint8_t> extract (const uint8_t *rgbx, int fw, int fh, const Grid &grid, const Geometry &g,
-                              const std::vector<uint8_t> &mask);
-// All distances of a template in the area of `grid`, and the best and
-// alternative offsets as the kernel picks them.
-void search (const uint8_t *rgbx, int fw, int fh, const uint8_t *tmpl, const Grid &grid, const Geometry &g,
-             std::vector<uint32_t> *dmap, Match *m);
-} // namespace reference
 
 } // namespace track
 } // namespace gpudetect
