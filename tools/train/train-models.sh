@@ -21,7 +21,7 @@ train="$build/tools/train/gpudetect-train-waldboost"
 common=(--data "$data" --window 24 --max-block 8 --positives-per-face 12 --negatives 8000 --mine-windows 3e9 --device auto
         --seed 1 --threads "$(nproc)")
 # --divisors, --sync-first, --sync-step: the GPU schedule stored with each model, the fastest of
-# tools/run-waldboost-benchmarks.sh on an H100 (docs/waldboost.md); they do not change the training.
+# bench/run-waldboost-benchmarks.sh on an H100 (docs/waldboost.md); they do not change the training.
 "$train" "${common[@]}" --stages 1024 --alpha 0.01 --name frontalface --divisors 4,4,4,4 --sync-first 8 \
   --sync-step 2 --out "$out/waldboost-frontalface.xml" |
   tee "$data/waldboost-frontalface.train.log"

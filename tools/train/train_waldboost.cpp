@@ -63,7 +63,7 @@ struct Options {
   bool mine_face_images = true;
   std::string device; // OpenCL device for mining (empty: the host only)
   // The GPU schedule written with the model (<schedule>; measured with
-  // tools/run-waldboost-benchmarks.sh), not used in training.
+  // bench/run-waldboost-benchmarks.sh), not used in training.
   std::vector<int> divisors;
   int sync_first = 0, sync_step = 0;
 };

@@ -94,11 +94,11 @@ Error choose_device (const std::string &selector, DeviceInfo *out);
 
 // A context and an in-order queue on one device, with profiling where asked
 // for: on NVIDIA's driver a profiling queue costs the host more per command
-// (an H100's: a transfer 2.2-2.4 -> 8 us to enqueue; tools/profile/launchcost.c).
+// (an H100's: a transfer 2.2-2.4 -> 8 us to enqueue; bench/profile/launchcost.c).
 // The detector puts a frame's upload on a second queue of its own when the
 // frame before is still on the device, so that the two overlap (an
 // out-of-order queue runs them one after the other on NVIDIA's driver:
-// tools/profile/queueoverlap.c).
+// bench/profile/queueoverlap.c).
 class ProgramCache; // shared.h
 class QueuePool;
 struct Device {

@@ -24,7 +24,7 @@ struct Tuning {
   // queues=N: detectors on a shared device (DetectorConfig::share: the
   // streams of one process) put their frames' work on one of N in-order
   // queues the device holds, taken in turn, instead of a queue each
-  // (default 0: a queue each; tools/run-streams-benchmarks.sh compares).
+  // (default 0: a queue each; bench/run-streams-benchmarks.sh compares).
   int queues = 0;
   // read-prefix=N: candidates read back with each frame (a frame with more
   // reads the rest when collected); 0: the whole capacity.

@@ -167,7 +167,7 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   // faster and LBP-improved 5 % slower with those scans, and LBP-improved
   // 2-3 % faster with the warp votes; a third stage took haar-frontalface-
   // default's 1080p-crowd from 1.40 to 1.35 ms but alt2's from 1.31 to
-  // 1.53 ms, docs/appendix-experiments.md); cascade_list reads the later stages from
+  // 1.53 ms, bench/experiments.md); cascade_list reads the later stages from
   // memory.  cascade-list-generated-trees=N generates the stages within N
   // trees, which cascade_list then runs as code where one lane takes a
   // window: on an H100 that made both kernels slower for all three face
@@ -205,7 +205,7 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   out->options = opts + (warp_ptx ? " " + out->optional_option : "");
   // NVIDIA GPUs: register limits written into the PTX (the driver ignores
   // -cl-nv-maxrregcount), so that 5 work-groups of 256 fit an SM instead of 4
-  // (H100, 1080p, docs/results/tune-ptx-regs-h100.txt): cascade_first 48 for
+  // (H100, 1080p, bench/results/tune-ptx-regs-h100.txt): cascade_first 48 for
   // every model (`first` 0.179-0.180 to 0.170-0.171 ms for LBP-improved,
   // 0.175 to 0.159 ms for alt2, 0.188 to 0.184 ms for Haar default; LBP frontal
   // face 0.141-0.142 to 0.142-0.144 ms), cascade_list 48 for Haar stump models

@@ -19,9 +19,9 @@ constexpr size_t kCachedPlans = 9; // three sizes' forward, filter and inverse p
 struct Crossover {
   double a, b;
 };
-// PoCL 3.1 on 2 cores (docs/results/hog-sweep-pocl.txt: a = 99.8, b = 22.9).
+// PoCL 3.1 on 2 cores (bench/results/hog-sweep-pocl.txt: a = 99.8, b = 22.9).
 constexpr Crossover kCrossoverCpu{100, 23};
-// GPUs: an NVIDIA H100 (docs/results/hog-sweep-h100.txt; the fit within
+// GPUs: an NVIDIA H100 (bench/results/hog-sweep-h100.txt; the fit within
 // every measured crossover, `gpudetect-hog-sweep --table` on that file:
 // a = 38.0, b = 12.2, taken as 38 and 12, which keep the five crossovers).
 constexpr Crossover kCrossoverGpu{38, 12};

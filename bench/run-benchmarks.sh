@@ -4,8 +4,8 @@
 # frames), parity with OpenCV on the parity images (gpudetect-bench --parity),
 # and pipeline throughput (pipelines/benchmark.sh).  Writes into OUTDIR:
 #   bench-<tag>-<model>.{txt,json}, parity-<tag>-<model>.txt, pipelines-<tag>.txt
-# then `tools/bench_report.py` turns the JSON files into docs/benchmarks.md and a plot.
-#   tools/run-benchmarks.sh OUTDIR TAG
+# then `bench/bench_report.py` turns the JSON files into docs/benchmarks.md and a plot.
+#   bench/run-benchmarks.sh OUTDIR TAG
 # Env: FRAMES (200 timed frames per image), BUILD (build), DEVICE, SKIP_PIPELINES=1.
 # The frames are made once into $BUILD/bench-frames by gpudetect-make-frames
 # (needs OpenCV's image codecs); a host without them can be handed that folder.

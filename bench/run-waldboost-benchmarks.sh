@@ -7,8 +7,8 @@
 #   wb-<tag>-sync-<model>-<f>-<s>.json   stages before the first survivor count, and between counts
 #   wb-<tag>-res-<model>.json       the crowd frame at 640x352 ... 1920x1080; for OpenCV xobjdetect's
 #                                   model (tests/data) beside WBDetector::detect (CPU)
-# then `tools/waldboost_report.py OUTDIR TAG` prints the tables of docs/benchmarks.md.
-#   tools/run-waldboost-benchmarks.sh OUTDIR TAG
+# then `bench/waldboost_report.py OUTDIR TAG` prints the tables of docs/benchmarks.md.
+#   bench/run-waldboost-benchmarks.sh OUTDIR TAG
 # Env: FRAMES (200), BUILD (build), DEVICE, OPENCV_FRAMES (10), MODELS (the two shipped WaldBoost models),
 # SKIP_XOBJDETECT=1.
 set -euo pipefail

@@ -4,7 +4,7 @@
 # ARCH (sm_90 by default) and reports registers and spills; the kernel's code size in 16-byte instructions follows.
 # The tiles' inner loop is unrolled along the template row, so the difference between K = 4 and K = 8 divided by
 # 32 x 4 more pixel-offsets per row is the cost of one pixel and offset.
-#   tools/track-sass-size.sh [-D SAD_PTX] [-D KX=4] ...       (defaults: 32x32 template, 96x96 area, K 4)
+#   bench/track-sass-size.sh [-D SAD_PTX] [-D KX=4] ...       (defaults: 32x32 template, 96x96 area, K 4)
 # Needs clang (OpenCL C, the NVPTX back end), ptxas (CUDA toolkit: $PTXAS or /usr/local/cuda/bin/ptxas), readelf.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -4,7 +4,7 @@
  * first, a 2 MB upload from page-locked memory enqueued right after it; the
  * profiling events say when each ran.
  *
- *   cc -O2 -o queueoverlap tools/profile/queueoverlap.c -lOpenCL && ./queueoverlap
+ *   cc -O2 -o queueoverlap bench/profile/queueoverlap.c -lOpenCL && ./queueoverlap
  */
 #include "clcheck.h"
 

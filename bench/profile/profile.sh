@@ -4,7 +4,7 @@
 # gpudetect-bench makes it (the 11th, after warm-up), replay runs it again from
 # the program's PTX through the CUDA driver, under ncu.
 #
-#   tools/profile/profile.sh BUILD OUTDIR [MODEL...]
+#   bench/profile/profile.sh BUILD OUTDIR [MODEL...]
 #
 # BUILD: a build directory with tools/gpudetect-bench and bench-frames; needs
 # a C compiler, OpenCL headers, and CUDA's headers, driver and ncu

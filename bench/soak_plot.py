@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """RSS curve of a gpudetect-soak CSV as a small SVG (no dependencies).
 
-    tools/soak_plot.py soak.csv docs/soak-rss.svg [--title TEXT]
+    bench/soak_plot.py soak.csv docs/soak-rss.svg [--title TEXT]
 """
 import argparse
 import csv

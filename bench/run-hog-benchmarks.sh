@@ -6,7 +6,7 @@
 # correlation and with the FFT path, and on the GPU schedule, then dlib's own
 # detector on the same frames (gpudetect-bench-dlib: one thread, and every
 # core's throughput; DLIB=0 leaves it out).
-#   tools/run-hog-benchmarks.sh OUTDIR TAG     -> OUTDIR/hog-TAG.txt
+#   bench/run-hog-benchmarks.sh OUTDIR TAG     -> OUTDIR/hog-TAG.txt
 # Env: FRAMES (20), WARMUP (2), BUILD (build), DEVICE, DLIB (1), TUNINGS
 # (tuning strings separated by '|'; "" alone: the default only), ROUNDS (1:
 # the whole sequence this many times, so that a loaded machine's drift

@@ -1,7 +1,7 @@
 /* cltime: an LD_PRELOAD library that measures the host time of each OpenCL
  * call a program makes, by entry point: where a frame's enqueueing time goes.
  *
- *   cc -O2 -shared -fPIC -o libcltime.so tools/profile/cltime.c -ldl -lpthread
+ *   cc -O2 -shared -fPIC -o libcltime.so bench/profile/cltime.c -ldl -lpthread
  *   LD_PRELOAD=$PWD/libcltime.so gpudetect-bench ...
  *   CLTIME_OUT=calls.txt LD_PRELOAD=$PWD/libcltime.so gst-launch-1.0 ... ! gpudetect ! ...
  *

@@ -19,7 +19,7 @@
 #   steps-TAG.txt        each step's exit status and seconds.
 # A step that fails is reported and the others still run; the exit status is
 # that of the first failure.
-#   tools/run-hog-fft-benchmarks.sh OUTDIR TAG
+#   bench/run-hog-fft-benchmarks.sh OUTDIR TAG
 # Env: FRAMES (100), WARMUP (10), BUILD (build), DEVICE, SIZES, COUNTS (the sweep's; gpudetect-hog-sweep's defaults).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -22,7 +22,7 @@
 #     1080p MJPEG clip (jpegdec), and the same without gpudetect, N = 1, 4,
 #     16, 32, 64 (gpudetect-bench-pipelines; skipped where GStreamer or the
 #     plugin does not load, with the reason).
-#   tools/run-streams-benchmarks.sh OUTDIR TAG
+#   bench/run-streams-benchmarks.sh OUTDIR TAG
 # Env: BUILD (build), DEVICE, WINDOW (2: seconds measured in each run), WARMUP (20 frames a stream),
 # COUNTS ("1 4 16 32 64"), CAMERAS ("66 26": LBP and Haar cameras; "" skips), LEAD_IN (seconds of all streams
 # running before each window: the tools' defaults, 0.5 to 1), SKIP_DECODE=1, SKIP_VARIANTS=1, SKIP_PROFILE=1,

@@ -5,7 +5,7 @@
 # default schedule and on the other one, then OpenCV's cv::dpm on the same
 # frames (gpudetect-bench-dpm: OpenCV's threads and one thread), where it is
 # built and its OpenCV libraries load (OPENCV=0 leaves it out).
-#   tools/run-dpm-benchmarks.sh OUTDIR TAG     -> OUTDIR/dpm-TAG.txt
+#   bench/run-dpm-benchmarks.sh OUTDIR TAG     -> OUTDIR/dpm-TAG.txt
 # and, with CHECK=1, the device against the host reference (test-dpm-device:
 # features, windows and objects at threshold -1, on the people frames and the
 # parity images made as PGM in BUILD/tests; no OpenCV needed)

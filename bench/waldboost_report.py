@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Tables of the WaldBoost benchmark (tools/run-waldboost-benchmarks.sh) as markdown.
+"""Tables of the WaldBoost benchmark (bench/run-waldboost-benchmarks.sh) as markdown.
 
-    tools/waldboost_report.py OUTDIR TAG
+    bench/waldboost_report.py OUTDIR TAG
 """
 import glob
 import json

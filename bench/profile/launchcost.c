@@ -6,7 +6,7 @@
  * Medians and 90th percentiles over 2000 commands, flushed every 4 and
  * finished every 64, as a frame's commands are.
  *
- *   cc -O2 -o launchcost tools/profile/launchcost.c -lOpenCL && ./launchcost [DEVICE-INDEX]
+ *   cc -O2 -o launchcost bench/profile/launchcost.c -lOpenCL && ./launchcost [DEVICE-INDEX]
  */
 #include "clcheck.h"
 

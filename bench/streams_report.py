@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Turns the JSON files of tools/run-streams-benchmarks.sh (gpudetect-bench-streams
+"""Turns the JSON files of bench/run-streams-benchmarks.sh (gpudetect-bench-streams
 and gpudetect-bench-pipelines) into the Markdown tables of docs/streams.md and a
 PNG plot of aggregate frames per second against the number of streams.
 
-    tools/streams_report.py OUT.png FILE.json... > tables.md
+    bench/streams_report.py OUT.png FILE.json... > tables.md
 
 Needs python3-matplotlib for the plot (the tables are written without it).
 """
@@ -131,7 +131,7 @@ def pipelines_table(pipes):
     out = ['| device | streams | decoding + gpudetect: frames/s | decoding alone: frames/s | ratio | gpudetect latency '
            'p50 / worst p95 (ms) | host cores busy (with / alone) | host MiB per added stream (with) | decoder |',
            '|---|---|---|---|---|---|---|---|---|']
-    # One run of tools/run-streams-benchmarks.sh (its files share the name
+    # One run of bench/run-streams-benchmarks.sh (its files share the name
     # before "-pipelines") pairs the pipelines with and without gpudetect.
     for run in sorted({r['run'] for r in pipes}, key=lambda k: k.endswith('h100')):
         rows = [r for r in pipes if r['run'] == run]

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Turns gpudetect-bench --json files into a Markdown table and a PNG plot.
 
-    tools/bench_report.py OUT.png BENCH.json... > table.md
+    bench/bench_report.py OUT.png BENCH.json... > table.md
 
 Needs python3-matplotlib for the plot.
 """

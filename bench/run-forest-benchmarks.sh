@@ -10,7 +10,7 @@
 #   instead of once over the atlas (forest-launch=levels), no regrouping
 #   (forest-regroup=none);
 # - the made models of test-forest-schedules (MADE=1).
-#   tools/run-forest-benchmarks.sh OUTDIR TAG     -> OUTDIR/forest-TAG.txt
+#   bench/run-forest-benchmarks.sh OUTDIR TAG     -> OUTDIR/forest-TAG.txt
 # Env: FRAMES (200), WARMUP (20), BUILD (build), DEVICE, MODELS (forest-frontalface), MADE (0: made-forest-4,
 # 700 stages of one 7-node tree, also with regroup stages 4,40,300 and 20).
 set -euo pipefail

@@ -1,4 +1,4 @@
-/* What the small OpenCL probes in tools/profile share: OpenCL 3.0 headers and
+/* What the small OpenCL probes in bench/profile share: OpenCL 3.0 headers and
  * CHECK (call), which prints the failing call and its status and exits;
  * build_source, a context on a device and a program built in it. */
 #ifndef GPUDETECT_PROFILE_CLCHECK_H

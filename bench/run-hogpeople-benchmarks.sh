@@ -10,7 +10,7 @@
 # exactness tests against OpenCV on this device (test-hog-dt: levels,
 # gradients, block features bit for bit; test-hog-people-parity: raw windows
 # and objects at hitThreshold 0, -0.5, 0.5), on the default schedule.
-#   tools/run-hogpeople-benchmarks.sh OUTDIR TAG     -> OUTDIR/hogpeople-TAG.txt
+#   bench/run-hogpeople-benchmarks.sh OUTDIR TAG     -> OUTDIR/hogpeople-TAG.txt
 #   (PARITY=1: and OUTDIR/hog-dt-TAG.txt, OUTDIR/hogpeople-parity-TAG.txt)
 # Env: FRAMES (100), WARMUP (10), OPENCV_FRAMES (20), BUILD (build), DEVICE,
 # TUNINGS (tuning strings separated by '|'; "|schedule=gpu": the device's
