@@ -3,12 +3,9 @@
 # picks (or DEVICE), every figure from gpudetect-bench (OpenCL profiling events,
 # medians over FRAMES frames after WARMUP) on the standard frames:
 # - the shipped model (forest-frontalface) on the device's default schedule,
-#   then the seed's three optimisations each turned off in turn on the GPU
-#   schedule, in one run so that their ratios compare like with like: the trees
-#   read by every lane from global memory instead of a chunk in local memory
-#   (forest-nodes=global), the dense first phase launched level by level
-#   instead of once over the atlas (forest-launch=levels), no regrouping
-#   (forest-regroup=none);
+#   then on the GPU schedule with and without regrouping (forest-regroup=none),
+#   in one run so that their ratios compare like with like (the other two
+#   optimisations' keys are gone: docs/forest.md has their ratios);
 # - the made models of test-forest-schedules (MADE=1).
 #   bench/run-forest-benchmarks.sh OUTDIR TAG     -> OUTDIR/forest-TAG.txt
 # Env: FRAMES (200), WARMUP (20), BUILD (build), DEVICE, MODELS (forest-frontalface), MADE (0: made-forest-4,
@@ -33,8 +30,7 @@ run () { # MODEL TUNING
 }
 {
   for m in "${models[@]}"; do
-    for t in "" "schedule=gpu" "schedule=gpu;forest-nodes=global" "schedule=gpu;forest-launch=levels" \
-             "schedule=gpu;forest-regroup=none"; do
+    for t in "" "schedule=gpu" "schedule=gpu;forest-regroup=none"; do
       run "$m" "$t"
     done
   done

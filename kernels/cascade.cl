@@ -10,10 +10,8 @@
  *                  (SPEC_STAGES), a work-group's worth at a time, and the
  *                  survivors are appended to one list;
  *   cascade_list   persistent work-groups take chunks of that list and run
- *                  the later stages (as generated code up to GEN_STAGES
- *                  where one lane takes a window, if the host generated
- *                  more stages than cascade_first runs), compacting the
- *                  survivors in local memory after every stage; when few
+ *                  the later stages from the model in memory, compacting
+ *                  the survivors in local memory after every stage; when few
  *                  windows remain, several lanes share each window's trees
  *                  (with fp64 only, where the sum is exact in any order).
  *                  Windows passing every stage are hits.
@@ -228,8 +226,7 @@ cascade_first (__global const int8 *levels, __global const int2 *segs, __global 
  * after every stage.  With fp64, G lanes share a window's trees once n * G
  * fills at most 1 / LIST_FILL of the work-group (G a power of two, at most
  * LIST_MAXG and the stage's tree count); with G = 1 each lane sums its
- * window's trees in order, as OpenCV does, through the generated code for
- * stages before GEN_STAGES. */
+ * window's trees in order, as OpenCV does. */
 __kernel __attribute__ ((reqd_work_group_size (WGL, 1, 1))) void
 cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global const uint *tilted, int stride,
               MODEL_ARGS, __global const uint2 *list,
@@ -295,13 +292,9 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
           const float vnf = 1.0f;
 #endif
           if (G == 1)
-#if GEN_STAGES > SPEC_STAGES
-            pass = STAGE_PASSES (si, sum + lofs[w], tilted + lofs[w], stride, vnf);
-#else
-            /* no generated stage here: the kernel stays without their code
-             * (with it, alt2's later stages took 27 % longer on an H100) */
+            /* stages from the model in memory: generated code here took
+             * alt2's later stages 27 % longer on an H100 */
             pass = stage_passes (sum + lofs[w], tilted + lofs[w], stride, vnf, si, MODEL_PASS);
-#endif
           else
             for (int t = sub; t < st.ntrees; t += G)
               acc += (acc_t) tree_value (sum + lofs[w], tilted + lofs[w], stride, vnf, st.first_tree + t, trees,

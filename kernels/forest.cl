@@ -37,9 +37,8 @@
  * Build options: -D FOREST_K (nodes a tree), -D FOREST_B0, -D FOREST_B1 (the
  * blur's outer and centre weights in 16ths), -D
  * FOREST_LANES (work-items a cell row in the preprocessing), -D
- * FOREST_LOCAL_NODES (GPU schedule: nodes a chunk holds), -D FOREST_GLOBAL_NODES
- * (GPU schedule: every lane reads the nodes from global memory instead; tuning
- * forest-nodes=global, for comparison).
+ * FOREST_LOCAL_NODES (GPU schedule: nodes a chunk holds; every lane reading
+ * them from global memory instead was slower: docs/forest.md).
  */
 
 #ifndef FOREST_LOCAL_NODES
@@ -212,21 +211,15 @@ inline void forest_chunks (int *alive, long *acc, __global const int *p, __globa
     barrier (CLK_LOCAL_MEM_FENCE);
     if (*alive)
       *any = 1;
-#ifndef FOREST_GLOBAL_NODES
     for (int k = lid; k < ch.w; k += WGF)
       lnodes[k] = nodes[ch.z + k];
-#endif
     barrier (CLK_LOCAL_MEM_FENCE);
     if (!*any)
       break; /* the same for every lane */
     if (*alive)
       for (int st = ch.x; st < ch.y; st++) {
         const forest_stage_t S = stages[st];
-#ifdef FOREST_GLOBAL_NODES
-        *acc += forest_stage_global (nodes + S.first, S.ntrees, p);
-#else
         *acc += forest_stage_local (lnodes + (S.first - ch.z), S.ntrees, p);
-#endif
         if (*acc < S.reject) {
           *alive = 0;
           break;
@@ -269,19 +262,19 @@ inline void forest_settle (int alive, uint win, uint ofs, long acc, int last, lo
 #define FOREST_MODEL __global const int4 *nodes, __global const forest_stage_t *stages, __global const int4 *chunks
 #define FOREST_MODEL_PASS nodes, stages, chunks
 
-/* segs: one int2 per work-group, (level, first window of the level), from
- * entry seg0 (0; a level's first with tuning forest-launch=levels). */
+/* segs: one int2 per work-group, (level, first window of the level): one
+ * launch over every level (a launch a level was slower: docs/forest.md). */
 __kernel __attribute__ ((reqd_work_group_size (WGF, 1, 1))) void
 forest_first (__global const int8 *levels, __global const int2 *segs, __global const int *atlas, int stride,
               FOREST_MODEL, int c0, int c1, int last, long gamma, __global forest_item_t *out, int out_at,
-              uint out_cap, __global uint *counters, __global uint *cand, uint cand_cap, int seg0)
+              uint out_cap, __global uint *counters, __global uint *cand, uint cand_cap)
 {
   __local int4 lnodes[FOREST_LOCAL_NODES];
   __local int scratch[WGF];
   __local uint sbase;
   __local int any;
   const int lid = get_local_id (0);
-  const int2 sg = segs[seg0 + get_group_id (0)];
+  const int2 sg = segs[get_group_id (0)];
   const int8 L = levels[sg.x];
   const int i = sg.y + lid;
   int alive = i < L.s4 * L.s5;

@@ -29,13 +29,13 @@ int main () {
   {
     Tuning t;
     std::string e = parse_tuning ("schedule=cpu; upload-queue=1;read-prefix=2;build-options=-D A=1 -D B=2;"
-                                  "cascade-first-stages=2;cascade-list-generated-trees=100;cascade-vector-stages=0;"
+                                  "cascade-first-stages=2;cascade-vector-stages=0;"
                                   "waldboost-divisors=8,4,2;waldboost-sync-first=3;waldboost-sync-step=5;",
                                   &t);
     CHECK_MSG (e.empty (), "%s", e.c_str ());
     CHECK (t.schedule == Tuning::Schedule::Cpu && t.upload_queue == 1 && t.read_prefix == 2);
     CHECK (t.build_options == "-D A=1 -D B=2" && t.cascade_first_stages == 2);
-    CHECK (t.cascade_list_generated_trees == 100 && t.cascade_vector_stages == 0);
+    CHECK (t.cascade_vector_stages == 0);
     CHECK ((t.waldboost_divisors == std::vector<int>{8, 4, 2}) && t.waldboost_sync_first == 3 &&
            t.waldboost_sync_step == 5);
     Tuning u = t;

@@ -7,8 +7,7 @@
 // or several trees (some shared, some that never reject), with the stage
 // thresholds set on a sample of windows so that a share of them survives into
 // the late stages.  With --model, a model file instead (whole, and its first
-// 20 and 100 stages), on every variant of the GPU schedule (forest-nodes,
-// forest-launch).
+// 20 and 100 stages), on both schedules.
 //
 //   test-forest-schedules IMAGE.pgm...
 //   test-forest-schedules --model FILE.forest IMAGE.pgm...
@@ -334,12 +333,11 @@ int main (int argc, char **argv) {
     keep_long.push_back (s % 50 == 7 ? 1 : 0.996);
   const std::vector<std::string> short_tunings = {
       "schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=none", "schedule=gpu;forest-regroup=1,2,3,4",
-      "schedule=gpu;forest-regroup=3,9,17", "schedule=gpu;forest-nodes=global",
-      "schedule=gpu;forest-launch=levels;forest-regroup=3,9"};
+      "schedule=gpu;forest-regroup=3,9,17", "schedule=gpu;forest-regroup=3,9"};
   if (!model_file.empty ()) {
     // A model file (a trained one): whole, and its first 20 and 100 stages
     // (windows that a selective model rejects reach the end of a prefix),
-    // on every variant of the GPU schedule.
+    // on both schedules.
     ForestModel m;
     const std::string e = load_forest_file (model_file, &m);
     CHECK_MSG (e.empty (), "%s: %s", model_file.c_str (), e.c_str ());
@@ -353,8 +351,7 @@ int main (int argc, char **argv) {
       c.model.stages.resize (n);
       c.model.threshold = n < m.stages.size () ? m.stages[n - 1].threshold : m.threshold;
       c.name = model_file.substr (model_file.find_last_of ('/') + 1) + " first " + std::to_string (n) + " stages";
-      c.tunings = {"schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=none",
-                   "schedule=gpu;forest-nodes=global", "schedule=gpu;forest-launch=levels"};
+      c.tunings = {"schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=none"};
       cases.push_back (c);
     }
   } else {
@@ -388,8 +385,7 @@ int main (int argc, char **argv) {
     Case c;
     c.model = made_model (4, 20, 2, 4, Shape::Full, 700, 1, keep_long, calib);
     c.name = "full trees 700 stages, M 2";
-    c.tunings = {"schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=40,300",
-                 "schedule=gpu;forest-nodes=global;forest-launch=levels"};
+    c.tunings = {"schedule=cpu", "schedule=gpu", "schedule=gpu;forest-regroup=40,300"};
     cases.push_back (c);
   }
   {

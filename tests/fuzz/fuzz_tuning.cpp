@@ -11,7 +11,6 @@ using namespace gpudetect;
 static bool same (const Tuning &a, const Tuning &b) {
   return a.schedule == b.schedule && a.upload_queue == b.upload_queue && a.read_prefix == b.read_prefix &&
          a.build_options == b.build_options && a.cascade_first_stages == b.cascade_first_stages &&
-         a.cascade_list_generated_trees == b.cascade_list_generated_trees &&
          a.cascade_vector_stages == b.cascade_vector_stages && a.waldboost_divisors == b.waldboost_divisors &&
          a.waldboost_sync_first == b.waldboost_sync_first && a.waldboost_sync_step == b.waldboost_sync_step &&
          a.forest_regroup_set == b.forest_regroup_set && a.forest_regroup == b.forest_regroup;
@@ -35,7 +34,6 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
   FUZZ_CHECK (t.upload_queue >= -1 && t.upload_queue <= 2, "upload-queue %d", t.upload_queue);
   FUZZ_CHECK (t.read_prefix >= 0 && t.read_prefix <= (1 << 24), "read-prefix %d", t.read_prefix);
   FUZZ_CHECK (t.cascade_first_stages >= 0 && t.cascade_first_stages <= 64, "cascade-first-stages");
-  FUZZ_CHECK (t.cascade_list_generated_trees >= 0 && t.cascade_list_generated_trees <= (1 << 24), "list trees");
   FUZZ_CHECK (t.cascade_vector_stages >= -1 && t.cascade_vector_stages <= 100000, "vector stages");
   FUZZ_CHECK (!t.waldboost_divisors.empty () && t.waldboost_divisors.size () <= 6, "%zu divisors",
               t.waldboost_divisors.size ());

@@ -73,9 +73,6 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
     } else if (key == "cascade-first-stages") {
       if (!to_int (value, 1, 64, &t.cascade_first_stages))
         return bad ("expected 1 to 64");
-    } else if (key == "cascade-list-generated-trees") {
-      if (!to_int (value, 0, 1 << 24, &t.cascade_list_generated_trees))
-        return bad ("expected a count");
     } else if (key == "cascade-vector-stages") {
       if (!to_int (value, 0, 100000, &t.cascade_vector_stages))
         return bad ("expected a count");
@@ -121,14 +118,6 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
       }
       t.forest_regroup_set = true;
       t.forest_regroup = r;
-    } else if (key == "forest-nodes") {
-      if (value != "local" && value != "global")
-        return bad ("expected local or global");
-      t.forest_global_nodes = value == "global";
-    } else if (key == "forest-launch") {
-      if (value != "atlas" && value != "levels")
-        return bad ("expected atlas or levels");
-      t.forest_launch_per_level = value == "levels";
     } else if (key == "hog-eval") {
       if (value == "direct")
         t.hog_eval = Tuning::HogEval::Direct;

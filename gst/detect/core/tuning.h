@@ -36,9 +36,6 @@ struct Tuning {
   // cascade-first-stages=N (GPU schedule): stages cascade_first runs
   // (default 2, 1 for LBP models without warp votes).
   int cascade_first_stages = 0;
-  // cascade-list-generated-trees=N (GPU schedule): the stages within N trees
-  // also run as generated code in cascade_list (default 0).
-  int cascade_list_generated_trees = 0;
   // cascade-vector-stages=N (CPU schedule): stages run over 16 windows at
   // once (default: LBP 3, Haar the stages within 100 trees; 0: none).
   int cascade_vector_stages = -1;
@@ -59,13 +56,6 @@ struct Tuning {
   // launch through every stage; default 11,154,600).
   bool forest_regroup_set = false;
   std::vector<int> forest_regroup;
-  // forest-nodes=local|global (GPU schedule): where the lanes of a work-group
-  // read the trees: a chunk of whole stages copied once into local memory
-  // (default), or every lane from global memory.
-  bool forest_global_nodes = false;
-  // forest-launch=atlas|levels (GPU schedule): the dense first phase as one
-  // launch over every level of the atlas (default), or one launch a level.
-  bool forest_launch_per_level = false;
 
   // Linear HOG filters.
   // hog-eval=direct|fft|auto: filters correlated directly, or through the

@@ -168,11 +168,8 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   // 2-3 % faster with the warp votes; a third stage took haar-frontalface-
   // default's 1080p-crowd from 1.40 to 1.35 ms but alt2's from 1.31 to
   // 1.53 ms, bench/experiments.md); cascade_list reads the later stages from
-  // memory.  cascade-list-generated-trees=N generates the stages within N
-  // trees, which cascade_list then runs as code where one lane takes a
-  // window: on an H100 that made both kernels slower for all three face
-  // models (LBP-improved `later` 0.35 to 0.57 ms, Haar default `first` 0.24
-  // to 0.60 ms), so the default is 0.  CPUs: Haar models up to 256 trees
+  // memory (running them as generated code there too made both kernels
+  // slower on an H100: bench/experiments.md).  CPUs: Haar models up to 256 trees
   // (2.4x faster on PoCL for frontalface_alt2's small trees, 1.3x for
   // frontalface_default's stumps; a few seconds to build, once, thanks to the
   // binary cache); LBP stage 0 (its stump models run vector stages, below).
@@ -182,7 +179,7 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
     int first_trees = 0;
     for (int si = 0; si < first && si < static_cast<int> (model_.stages.size ()); si++)
       first_trees += model_.stages[si].ntrees;
-    spec_trees = std::max (first_trees, t.cascade_list_generated_trees);
+    spec_trees = first_trees;
   }
   const GeneratedStages gen = generate_stages (model_, spec_trees, first, narrow_sum);
   // CPUs, LBP stump models and Haar models without tilted features: the

@@ -78,8 +78,6 @@ private:
   ModelInfo info_;
   bool gpu_schedule_ = true;
   int local_nodes_ = 1024;
-  bool per_level_ = false;       // tuning forest-launch=levels
-  std::vector<int> level_segs_;  // each level's first entry of segs, and the end
   std::vector<int> bounds_; // phases: stages [bounds_[k], bounds_[k + 1])
   size_t groups_ = 0;       // persistent work-groups of forest_more
   size_t lanes_ = 1;        // work-items a cell row in the preprocessing
@@ -113,9 +111,6 @@ cl::Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
                      " -D FOREST_B0=" + std::to_string (model_.blur[0]) + " -D FOREST_B1=" +
                      std::to_string (model_.blur[1]) + " -D FOREST_LANES=" + std::to_string (lanes_) + " -D FOREST_LOCAL_NODES=" +
                      std::to_string (local_nodes_);
-  if (env.tuning.forest_global_nodes)
-    opts += " -D FOREST_GLOBAL_NODES";
-  per_level_ = env.tuning.forest_launch_per_level;
   // NVIDIA GPUs: the compaction's counts through warp votes (kernels/warp.cl),
   // retried without where the driver refuses the inline PTX.
   out->options = opts;
@@ -207,7 +202,6 @@ cl::Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &
   std::vector<cl_int8> lv;
   std::vector<int32_t> cell_rows, wrows;
   std::vector<cl_int2> segs;
-  level_segs_.clear ();
   for (size_t li = 0; li < g.levels.size (); li++) {
     const PyramidLevel &l = g.levels[li];
     const int cw = l.width / l.step, ch = l.height / l.step, idx = static_cast<int> (li);
@@ -216,11 +210,9 @@ cl::Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &
       cell_rows.push_back (idx | (y << 10));
     for (int iy = 0; iy < l.ny; iy++)
       wrows.push_back (idx | (iy << 10));
-    level_segs_.push_back (static_cast<int> (segs.size ()));
     for (int i = 0; i < l.nx * l.ny; i += kWg)
       segs.push_back ({{idx, i}});
   }
-  level_segs_.push_back (static_cast<int> (segs.size ()));
   pixels_ = layout.width * layout.height;
   height_ = layout.height;
   ncell_rows_ = static_cast<int> (cell_rows.size ());
@@ -274,7 +266,6 @@ cl::Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &
   GPUDETECT_CL_TRY (cl::set_args (first_.get (), levels_, segs_, atlas_, stride, nodes_, stages_, chunks_,
                                   cl_int (phase_chunk[0]), cl_int (phase_chunk[1]), last (0), gamma_,
                                   phases > 1 ? list (0) : atlas_, cl_int (0), phases > 1 ? cap : 0u, counters_));
-  GPUDETECT_CL_TRY (cl::set_arg (first_.get (), 17, cl_int (0)));
   for (size_t k = 1; k < phases; k++)
     GPUDETECT_CL_TRY (cl::set_args (more_[k - 1].get (), atlas_, nodes_, stages_, chunks_, cl_int (phase_chunk[k]),
                                     cl_int (phase_chunk[k + 1]), last (k), gamma_, list (k - 1),
@@ -328,19 +319,8 @@ cl::Error ForestFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
     return e;
   if (!gpu_schedule_)
     return l.launch (rows_.get (), round_up (nwrows_, 8), 8, Phase::First);
-  if (per_level_) {
-    // one launch a level: its work-groups' entries of segs from argument 17
-    for (size_t li = 0; li + 1 < level_segs_.size (); li++) {
-      const int n = level_segs_[li + 1] - level_segs_[li];
-      if (n == 0)
-        continue;
-      GPUDETECT_CL_TRY (cl::set_arg (first_.get (), 17, cl_int (level_segs_[li])));
-      if (cl::Error e = l.launch (first_.get (), static_cast<size_t> (n) * kWg, kWg, Phase::First))
-        return e;
-    }
-  } else if (cl::Error e = l.launch (first_.get (), static_cast<size_t> (nsegs_) * kWg, kWg, Phase::First)) {
+  if (cl::Error e = l.launch (first_.get (), static_cast<size_t> (nsegs_) * kWg, kWg, Phase::First))
     return e;
-  }
   for (cl::Kernel &k : more_)
     if (cl::Error e = l.launch (k.get (), groups_ * kWg, kWg, Phase::Rest))
       return e;
