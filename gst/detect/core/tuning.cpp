@@ -1,7 +1,7 @@
 #include "tuning.h"
 
-#include <cerrno>
-#include <cstdlib>
+#include "numbers.h"
+
 
 namespace gpudetect {
 
@@ -10,26 +10,6 @@ namespace {
 std::string trim (const std::string &s) {
   size_t a = s.find_first_not_of (" \t\n"), b = s.find_last_not_of (" \t\n");
   return a == std::string::npos ? std::string () : s.substr (a, b - a + 1);
-}
-
-// An entry or key quoted in a message: at most 64 bytes of it.
-std::string quoted (const std::string &s) {
-  if (s.size () <= 64)
-    return "'" + s + "'";
-  size_t n = 64;
-  while (n > 0 && (static_cast<unsigned char> (s[n]) & 0xC0) == 0x80)
-    n--;
-  return "'" + s.substr (0, n) + "...'";
-}
-
-bool to_int (const std::string &s, int lo, int hi, int *v) {
-  errno = 0;
-  char *end = nullptr;
-  const long x = std::strtol (s.c_str (), &end, 10);
-  if (s.empty () || !end || *end || errno || x < lo || x > hi)
-    return false;
-  *v = static_cast<int> (x);
-  return true;
 }
 
 } // namespace

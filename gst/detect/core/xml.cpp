@@ -5,7 +5,6 @@
 #include <libxml/parser.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -94,16 +93,6 @@ std::vector<std::string> split (const std::string &s, size_t max_tokens) {
 
 std::vector<std::string> tokens (const xmlNode *n, size_t max_tokens) { return split (text_of (n), max_tokens); }
 
-std::string excerpt (const std::string &s) {
-  constexpr size_t kMax = 64;
-  if (s.size () <= kMax)
-    return s;
-  size_t n = kMax;
-  while (n > 0 && (static_cast<unsigned char> (s[n]) & 0xC0) == 0x80)
-    n--;
-  return s.substr (0, n) + "...";
-}
-
 bool attribute (const xmlNode *n, const char *name, std::string *value) {
   if (!n)
     return false;
@@ -117,20 +106,6 @@ bool attribute (const xmlNode *n, const char *name, std::string *value) {
     return true;
   }
   return false;
-}
-
-bool to_double (const std::string &t, double *v) {
-  errno = 0;
-  char *end = nullptr;
-  *v = std::strtod (t.c_str (), &end);
-  return !t.empty () && end && *end == '\0' && errno == 0 && std::isfinite (*v);
-}
-
-bool to_long (const std::string &t, long long *v) {
-  errno = 0;
-  char *end = nullptr;
-  *v = std::strtoll (t.c_str (), &end, 10);
-  return end && *end == '\0' && errno == 0 && !t.empty ();
 }
 
 } // namespace gpudetect::xml

@@ -3,6 +3,8 @@
 // entity references never expanded, bounded sizes, numbers parsed strictly.
 #pragma once
 
+#include "numbers.h"
+
 #include <libxml/tree.h>
 
 #include <cstddef>
@@ -48,12 +50,10 @@ std::vector<std::string> tokens (const xmlNode *n, size_t max_tokens = SIZE_MAX)
 // An attribute's value; false when the element has no such attribute.
 bool attribute (const xmlNode *n, const char *name, std::string *value);
 
-// A value quoted in a message: at most 64 bytes of it (cut at a UTF-8
-// character boundary), "..." where it was cut.
-std::string excerpt (const std::string &s);
-
-// Strict conversions: the whole token, finite values, no overflow.
-bool to_double (const std::string &t, double *v);
-bool to_long (const std::string &t, long long *v);
+// Strict conversions and excerpts for messages (numbers.h), as every parser
+// reads them.
+using ::gpudetect::excerpt;
+using ::gpudetect::to_double;
+using ::gpudetect::to_long;
 
 } // namespace gpudetect::xml

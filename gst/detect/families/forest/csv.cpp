@@ -6,6 +6,8 @@
 // input costs time and memory in proportion to its size.
 #include "model.h"
 
+#include "core/numbers.h"
+
 #include "core/models.h"
 
 #include <charconv>
@@ -24,44 +26,11 @@ constexpr double kMaxSplit = 1e6;     // |inner node threshold| (values lie in [
 constexpr double kNever = 1e30;       // stage thresholds at or below -kNever never reject
 const char *const kNodeColumns[9] = {"score", "threshold", "left", "x1", "y1", "x2", "y2", "z1", "z2"};
 
-// A value quoted in a message: at most 64 bytes.
-std::string quoted (const std::string &s) {
-  if (s.size () <= 64)
-    return "'" + s + "'";
-  size_t n = 64;
-  while (n > 0 && (static_cast<unsigned char> (s[n]) & 0xC0) == 0x80)
-    n--;
-  return "'" + s.substr (0, n) + "...'";
-}
-
 // Spaces, tabs and carriage returns at both ends removed (a line's own CR is
 // removed with its line break; more before it would not survive a round trip).
 std::string trim (const std::string &s) {
   const size_t a = s.find_first_not_of (" \t\r"), b = s.find_last_not_of (" \t\r");
   return a == std::string::npos ? std::string () : s.substr (a, b - a + 1);
-}
-
-// A decimal number, whatever the locale; finite.
-bool to_double (const std::string &t, double *v) {
-  const char *b = t.data (), *e = t.data () + t.size ();
-  if (b != e && *b == '+')
-    b++;
-  if (b == e || (*b != '-' && *b != '.' && (*b < '0' || *b > '9')))
-    return false;
-  const auto r = std::from_chars (b, e, *v, std::chars_format::general);
-  return r.ec == std::errc () && r.ptr == e && std::isfinite (*v);
-}
-
-bool to_int (const std::string &t, long long lo, long long hi, int *v) {
-  const char *b = t.data (), *e = t.data () + t.size ();
-  if (b != e && *b == '+')
-    b++;
-  long long x = 0;
-  const auto r = std::from_chars (b, e, x);
-  if (b == e || r.ec != std::errc () || r.ptr != e || x < lo || x > hi)
-    return false;
-  *v = static_cast<int> (x);
-  return true;
 }
 
 // Splits `s` at `sep` into at most `max` fields (the last one holds the rest).

@@ -7,6 +7,8 @@
 // its size.
 #include "model.h"
 
+#include "core/numbers.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -64,37 +66,6 @@ struct Lines {
     return false;
   }
 };
-
-std::string quoted (const std::string &s) {
-  if (s.size () <= 64)
-    return "'" + s + "'";
-  size_t n = 64;
-  while (n > 0 && (static_cast<unsigned char> (s[n]) & 0xC0) == 0x80)
-    n--;
-  return "'" + s.substr (0, n) + "...'";
-}
-
-bool to_double (const std::string &t, double *v) {
-  const char *b = t.data (), *e = t.data () + t.size ();
-  if (b != e && *b == '+')
-    b++;
-  if (b == e || (*b != '-' && *b != '.' && (*b < '0' || *b > '9')))
-    return false;
-  const auto r = std::from_chars (b, e, *v, std::chars_format::general);
-  return r.ec == std::errc () && r.ptr == e && std::isfinite (*v);
-}
-
-bool to_int (const std::string &t, long long lo, long long hi, int *v) {
-  const char *b = t.data (), *e = t.data () + t.size ();
-  if (b != e && *b == '+')
-    b++;
-  long long x = 0;
-  const auto r = std::from_chars (b, e, x);
-  if (b == e || r.ec != std::errc () || r.ptr != e || x < lo || x > hi)
-    return false;
-  *v = static_cast<int> (x);
-  return true;
-}
 
 std::string number_text (double v) {
   char b[40];
