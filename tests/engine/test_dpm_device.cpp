@@ -5,6 +5,9 @@
 // double precision: the reference's rounded to float), every window reaching
 // the threshold with its score within 1e-3 (windows on one side only must lie
 // within 1e-3 of the threshold), and every object after the suppression.
+// Each variant of the family's schedules runs: the device's defaults, then
+// the CPU and GPU schedules with the filters correlated directly and through
+// the FFT, whatever hog-eval=auto picks.
 //
 //   test-dpm-device --model PATH [--threshold T] FRAME.pgm...
 #include "check.h"
@@ -25,33 +28,25 @@ namespace {
 
 bool close (double a, double b) { return std::fabs (a - b) <= 1e-3 * std::max (std::fabs (b), 1.0); }
 
-} // namespace
+const char *const kVariants[] = {"",
+                                 "schedule=gpu",
+                                 "hog-eval=direct;schedule=cpu",
+                                 "hog-eval=direct;schedule=gpu",
+                                 "hog-eval=fft;schedule=cpu",
+                                 "hog-eval=fft;schedule=gpu"};
 
-int main (int argc, char **argv) {
-  std::string model_path;
-  double threshold = NAN;
-  std::vector<std::string> frames;
-  for (int i = 1; i < argc; i++) {
-    const std::string a = argv[i];
-    if (a == "--model" && i + 1 < argc)
-      model_path = argv[++i];
-    else if (a == "--threshold" && i + 1 < argc)
-      threshold = std::atof (argv[++i]);
-    else
-      frames.push_back (a);
-  }
-  CHECK_MSG (!model_path.empty () && !frames.empty (), "usage: test-dpm-device --model PATH [--threshold T] FRAME.pgm...");
-  if (model_path.empty ())
-    return finish ();
+// One variant: the detector with `tuning` against the reference.
+void check_variant (const std::string &model_path, double threshold, const std::string &tuning,
+                    const std::vector<std::string> &frames, const cl::Device &dev) {
   DetectorConfig cfg;
   cfg.model = model_path;
   cfg.slots = 1;
+  cfg.tuning = tuning;
   std::string err;
   std::unique_ptr<Detector> det = Detector::create (cfg, &err);
-  if (!det) {
-    std::fprintf (stderr, "cannot make the detector: %s\n", err.c_str ());
-    return 1;
-  }
+  CHECK_MSG (det, "tuning '%s': cannot make the detector: %s", tuning.c_str (), err.c_str ());
+  if (!det)
+    return;
   DpmModel model;
   {
     std::ifstream f (det->model ().path, std::ios::binary);
@@ -59,18 +54,13 @@ int main (int argc, char **argv) {
     s << f.rdbuf ();
     CHECK (parse_dpm_xml (s.str (), &model).empty ());
   }
-  cl::Device dev; // the same default device as the detector's, for the features
-  if (cl::Error e = cl::open_device ("", false, &dev)) {
-    std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ());
-    return 1;
-  }
   if (std::isnan (threshold))
     threshold = model.threshold;
   else
     det->set_threshold (threshold);
-  std::printf ("device: %s (%s schedule)\nmodel: %s (%s), threshold %g\n", det->device ().describe ().c_str (),
-               det->gpu_schedule () ? "GPU" : "CPU", det->model ().path.c_str (), det->model ().description.c_str (),
-               threshold);
+  std::printf ("tuning '%s': device %s (%s schedule)\nmodel: %s (%s), threshold %g\n", tuning.c_str (),
+               det->device ().describe ().c_str (), det->gpu_schedule () ? "GPU" : "CPU", det->model ().path.c_str (),
+               det->model ().description.c_str (), threshold);
   size_t values = 0, feat_differ = 0, w_ref = 0, w_eng = 0, w_near = 0, w_far = 0, o_ref = 0, o_eng = 0, o_equal = 0;
   double w_max = 0, f_max = 0;
   for (const std::string &path : frames) {
@@ -165,5 +155,32 @@ int main (int argc, char **argv) {
     CHECK (feat_differ == 0);
   CHECK (w_far == 0);
   CHECK (o_equal == o_ref && o_ref == o_eng);
+}
+
+} // namespace
+
+int main (int argc, char **argv) {
+  std::string model_path;
+  double threshold = NAN;
+  std::vector<std::string> frames;
+  for (int i = 1; i < argc; i++) {
+    const std::string a = argv[i];
+    if (a == "--model" && i + 1 < argc)
+      model_path = argv[++i];
+    else if (a == "--threshold" && i + 1 < argc)
+      threshold = std::atof (argv[++i]);
+    else
+      frames.push_back (a);
+  }
+  CHECK_MSG (!model_path.empty () && !frames.empty (), "usage: test-dpm-device --model PATH [--threshold T] FRAME.pgm...");
+  if (model_path.empty ())
+    return finish ();
+  cl::Device dev; // the same default device as the detector's, for the features
+  if (cl::Error e = cl::open_device ("", false, &dev)) {
+    std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ());
+    return 1;
+  }
+  for (const char *tuning : kVariants)
+    check_variant (model_path, threshold, tuning, frames, dev);
   return finish ();
 }
