@@ -1,0 +1,147 @@
+// The template search's state (TemplateSearch::Impl), shared by its runtime
+// (search.cpp: creation, template updates, the search) and its frames
+// (frames.cpp: uploads, conversions, frames another engine uploaded, the
+// tools' read-backs).
+#pragma once
+
+#include "search.h"
+
+#include "plan.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace gpudetect {
+namespace track {
+
+// One frame on the device and what its search needs while it runs.
+struct FrameSlot {
+  cl::Mem raw, rgb;
+  size_t raw_size = 0, rgb_size = 0;
+  int fw = 0, fh = 0;
+  std::vector<cl::Event> upload_events; // its writes (profiling)
+  cl::Event converted;                  // its conversion: the frame is on the device, its host memory free
+  cl::Event last_use;                   // the last command that read its packed RGB (before the next upload)
+  std::shared_ptr<const DeviceFrame> shared; // another engine's frame it was converted from
+  // the search
+  cl::Mem requests;
+  size_t requests_size = 0;
+  std::vector<cl_int> req;   // host side of `requests`, alive until the write is done
+  std::vector<cl_uint> res;  // the results, read back without blocking
+  std::vector<Grid> grids;
+  std::vector<Box> predicted;
+  bool searching = false;
+  cl::Event search_event, reduce_event, read_event, extract_event;
+};
+
+struct TemplateSearch::Impl {
+  Config cfg;
+  cl::Device dev;
+  cl::Queue upload_queue; // uploads and conversions, where they overlap searches
+  cl::Program program;
+  cl::Kernel convert, extract, search, tiles, reduce_parts;
+  bool from_cache = false;
+  bool gpu = false;
+  int wg = 256, band = 0;
+  Config::Schedule schedule = Config::Schedule::Rows;
+  TilePlanner planner; // also the rows schedule's offsets per work-item (kx)
+  bool sad_ptx = false;
+  cl::Mem part_best;
+  size_t part_best_size = 0;
+  cl::Mem mask;
+  cl::Mem templates;
+  int slots = 0;
+  std::vector<FrameSlot> frames;
+  int current = 0; // the frame slot the tools' read_* calls look at
+  cl::Mem dmap;
+  size_t dmap_size = 0;
+  int last_requests = 0;
+  uint64_t uploads = 0, attached = 0;
+
+  // Local memory the tiles may use: the device's, or less where the
+  // configuration says so.
+  size_t tiles_local_bytes () const {
+    return cfg.local_bytes > 0 ? std::min<size_t> (cfg.local_bytes, dev.info.local_mem) : dev.info.local_mem;
+  }
+
+  size_t template_bytes () const {
+    return static_cast<size_t> (cfg.geometry.template_w) * cfg.geometry.template_h * 4;
+  }
+
+  cl::Error grow (cl::Mem *m, size_t *have, size_t need) {
+    if (*have >= need)
+      return {};
+    need = std::max (need, *have * 2);
+    if (cl::Error e = cl::make_buffer (dev, m, need))
+      return e;
+    *have = need;
+    return {};
+  }
+
+  cl_event *ev (cl::Event *e) { return cfg.profile ? e->out () : nullptr; }
+  cl_command_queue uq () const { return upload_queue ? upload_queue.get () : dev.queue.get (); }
+
+  cl::Error slot (int k, FrameSlot **out) {
+    if (k < 0 || k >= static_cast<int> (frames.size ()))
+      return {"no such frame slot"};
+    *out = &frames[k];
+    current = k;
+    return {};
+  }
+
+  // Commands on the compute queue that read frame slot f's packed RGB wait
+  // for its conversion where that ran on the upload queue.
+  cl_uint wait_converted (const FrameSlot &f, cl_event *list) const {
+    if (!upload_queue || !f.converted)
+      return 0;
+    list[0] = f.converted.get ();
+    return 1;
+  }
+
+  // A driver that resolves waits across queues only at API calls starts a
+  // search as soon as its frame is converted (as the detector does).
+  static void CL_CALLBACK converted_cb (cl_event, cl_int, void *queue) {
+    clFlush (static_cast<cl_command_queue> (queue));
+    clReleaseCommandQueue (static_cast<cl_command_queue> (queue));
+  }
+
+  // The conversion of frame slot f from `src` (planes at off/strides).
+  cl::Error enqueue_convert (FrameSlot &f, const cl::Mem &src, cl_int format, const size_t off[3],
+                             const int strides[3], cl_int4 rgb, cl_uint nwait, const cl_event *wait) {
+    const cl_int w = f.fw, h = f.fh;
+    const cl_int o0 = (cl_int) off[0], o1 = (cl_int) off[1], o2 = (cl_int) off[2];
+    GPUDETECT_CL_TRY (cl::set_args (convert.get (), src, format, w, h, o0, (cl_int) strides[0], o1,
+                                    (cl_int) strides[1], o2, (cl_int) strides[2], rgb, f.rgb));
+    const size_t gws[2] = {(static_cast<size_t> (w) + 15) / 16 * 16, (static_cast<size_t> (h) + 15) / 16 * 16};
+    const size_t lws[2] = {16, 16};
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (uq (), convert.get (), 2, nullptr, gws,
+                                              dev.info.max_work_group >= 256 ? lws : nullptr, nwait,
+                                              nwait ? wait : nullptr, f.converted.out ()));
+    if (upload_queue)
+      GPUDETECT_CL_TRY (clFlush (upload_queue.get ()));
+    return {};
+  }
+
+  // Room in frame slot f for a width x height frame; the wait list of its
+  // first command (the last read of the slot's previous frame, on the
+  // compute queue).
+  cl::Error prepare (FrameSlot &f, int w, int h, size_t raw_bytes, cl_event *wait, cl_uint *nwait) {
+    *nwait = 0;
+    if (upload_queue && f.last_use)
+      wait[(*nwait)++] = f.last_use.get ();
+    if (cl::Error e = grow (&f.raw, &f.raw_size, raw_bytes))
+      return e;
+    if (cl::Error e = grow (&f.rgb, &f.rgb_size, static_cast<size_t> (w) * h * 4))
+      return e;
+    f.fw = w;
+    f.fh = h;
+    f.searching = false;
+    f.shared.reset ();
+    f.upload_events.clear ();
+    return {};
+  }
+};
+
+} // namespace track
+} // namespace gpudetect
