@@ -214,12 +214,11 @@ static gboolean gst_gpu_detect_complete (GstGpuBaseTransform *base, GpuFrame *fr
   }
   p.detected = true;
   if (p.result.lost > 0) {
-    // a list of the family's own was full (WaldBoost's staged reduction):
-    // those windows were not evaluated to the end
+    // a list of the family's own was full: those windows were not
+    // evaluated to the end
     priv->lost_candidates += p.result.lost;
-    GST_WARNING_OBJECT (self, "%u candidate windows lost in this frame (%" G_GUINT64_FORMAT " so far): a reduction "
-                        "list was full; smaller waldboost-divisors (tuning property) give the lists more room", p.result.lost,
-                        priv->lost_candidates);
+    GST_WARNING_OBJECT (self, "%u candidate windows lost in this frame (%" G_GUINT64_FORMAT " so far): %s",
+                        p.result.lost, priv->lost_candidates, priv->detector->lost_hint ());
   }
   return TRUE;
 }
@@ -350,7 +349,7 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
                        t.enqueue_us / t.frames, t.wait_us / t.frames);
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " detected frames arrived in page-locked memory",
                      self->priv->host_memory_frames, t.frames);
-    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " candidate windows lost to full reduction lists",
+    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " candidate windows lost to full lists of the family's own",
                      self->priv->lost_candidates);
   }
   if (self->priv->element_frames > 0)

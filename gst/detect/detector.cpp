@@ -586,6 +586,7 @@ const cl::DeviceInfo &Detector::device () const { return impl_->dev.info; }
 cl_context Detector::context () const { return impl_->dev.context.get (); }
 const ModelInfo &Detector::model () const { return impl_->family->info (); }
 const char *Detector::threshold_meaning () const { return impl_->family->threshold_meaning (); }
+const char *Detector::lost_hint () const { return impl_->family->lost_hint (); }
 bool Detector::gpu_schedule () const { return impl_->family->gpu_schedule (); }
 const PyramidGeometry *Detector::geometry () const { return impl_->geom.get (); }
 bool Detector::built_from_cache () const { return impl_->from_cache; }

@@ -121,6 +121,8 @@ public:
   const ModelInfo &model () const;
   // What the threshold means for this model's family.
   const char *threshold_meaning () const;
+  // Why candidates can be lost with this model's family, and the remedy.
+  const char *lost_hint () const;
   bool gpu_schedule () const;
   // The pyramid planned for the last submitted frame size.
   const PyramidGeometry *geometry () const;

@@ -122,6 +122,10 @@ public:
   virtual const ModelInfo &info () const = 0;
   // What `threshold` means for this family, for documentation and logs.
   virtual const char *threshold_meaning () const = 0;
+  // Why a frame's candidates can be lost with this family (FrameResult::
+  // lost: a list of its own was full) and what gives it room; empty for
+  // families that keep no list of their own.
+  virtual const char *lost_hint () const { return ""; }
 
   virtual cl::Error program (const BuildEnv &env, ProgramSpec *out) = 0;
   virtual cl::Error setup (const BuildEnv &env, const cl::Program &program) = 0;

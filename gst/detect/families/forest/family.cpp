@@ -47,6 +47,10 @@ public:
   }
 
   const ModelInfo &info () const override { return info_; }
+  const char *lost_hint () const override {
+    return "a regroup list was full (it holds up to 4 Mi windows); a larger min-size or a smaller search region "
+           "gives fewer windows";
+  }
   const char *threshold_meaning () const override {
     return "the least final sum of a window that passes every stage";
   }

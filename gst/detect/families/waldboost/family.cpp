@@ -66,6 +66,9 @@ public:
   }
 
   const ModelInfo &info () const override { return info_; }
+  const char *lost_hint () const override {
+    return "a reduction list was full; smaller waldboost-divisors (tuning property) give the lists more room";
+  }
   const char *threshold_meaning () const override {
     return "the least final sum of a window that runs through every stage";
   }
