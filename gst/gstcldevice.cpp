@@ -101,7 +101,7 @@ static GpuDetectSharedDevice process_device (const gpudetect::cl::DeviceInfo &wa
   if (found)
     return found;
   auto d = std::make_shared<gpudetect::cl::Device> ();
-  if (gpudetect::cl::Error e = gpudetect::cl::open_device (selector, false, d.get ())) {
+  if (gpudetect::Error e = gpudetect::cl::open_device (selector, false, d.get ())) {
     *error = e.message;
     return {};
   }
@@ -114,7 +114,7 @@ bool gpudetect_cl_device_ensure (GstElement *element, const std::string &selecto
 {
   gst_gpu_detect_cl_device_get_type (); // our debug category, before the first log
   gpudetect::cl::DeviceInfo want;
-  if (gpudetect::cl::Error e = gpudetect::cl::choose_device (selector, &want)) {
+  if (gpudetect::Error e = gpudetect::cl::choose_device (selector, &want)) {
     *error = e.message;
     return false;
   }

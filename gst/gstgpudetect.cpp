@@ -206,10 +206,11 @@ static gboolean gst_gpu_detect_complete (GstGpuBaseTransform *base, GpuFrame *fr
   DetectFrame &p = static_cast<DetectFrame &> (*frame);
   if (p.ticket < 0)
     return TRUE;
-  std::string err = priv->detector->collect (p.ticket, &p.result);
+  gpudetect::Error err = priv->detector->collect (p.ticket, &p.result);
   p.ticket = -1;
-  if (!err.empty ()) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")), ("%s", err.c_str ()));
+  if (err) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")),
+                       ("%s", err.message.c_str ()));
     return FALSE;
   }
   p.detected = true;
@@ -257,7 +258,11 @@ static std::shared_ptr<gpudetect::cl::HostAllocator> gst_gpu_detect_host_memory 
                                                                                  std::string *error)
 {
   GstGpuDetectPrivate *priv = detect_of (base)->priv;
-  return priv->detector ? priv->detector->host_allocator (error) : nullptr;
+  std::shared_ptr<gpudetect::cl::HostAllocator> memory;
+  if (priv->detector)
+    if (gpudetect::Error e = priv->detector->host_allocator (&memory))
+      *error = e.message;
+  return memory;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -294,35 +299,36 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
   cfg.slots = static_cast<int> (gst_gpu_base_transform_max_in_flight (base));
-  std::string err;
-  gpudetect::CreateError kind = gpudetect::CreateError::None;
+  std::string device_error;
   GpuDetectSharedDevice device;
+  gpudetect::Error err;
   if (gpudetect_cl_device_ensure (GST_ELEMENT (self), cfg.device, gst_gpu_base_transform_device_slot (base), &device,
-                                  &err))
+                                  &device_error)) {
     cfg.share = device.get ();
-  else
-    kind = gpudetect::CreateError::Device;
-  if (kind == gpudetect::CreateError::None)
-    priv->detector = gpudetect::Detector::create (cfg, &err, &kind);
-  if (!priv->detector) {
-    switch (kind) {
-    case gpudetect::CreateError::Model:
+    err = gpudetect::Detector::create (cfg, &priv->detector);
+  } else {
+    err = {device_error, gpudetect::Error::Kind::Device};
+  }
+  if (err) {
+    const char *detail = err.message.c_str ();
+    switch (err.kind) {
+    case gpudetect::Error::Kind::Model:
       if (gpudetect::resolve_model (cfg.model).empty ())
         GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, (_("Could not find detection model \"%s\"."), cfg.model.c_str ()),
-                           ("%s", err.c_str ()));
+                           ("%s", detail));
       else
         GST_ELEMENT_ERROR (self, RESOURCE, READ, (_("Could not load detection model \"%s\"."), cfg.model.c_str ()),
-                           ("%s", err.c_str ()));
+                           ("%s", detail));
       break;
-    case gpudetect::CreateError::Device:
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, (_("No usable OpenCL device found.")), ("%s", err.c_str ()));
+    case gpudetect::Error::Kind::Device:
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, (_("No usable OpenCL device found.")), ("%s", detail));
       break;
-    case gpudetect::CreateError::Build:
+    case gpudetect::Error::Kind::Build:
       GST_ELEMENT_ERROR (self, LIBRARY, INIT, (_("Could not build the OpenCL detection kernels.")),
-                         ("%s", err.c_str ()));
+                         ("%s", detail));
       break;
     default:
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Could not set up object detection.")), ("%s", err.c_str ()));
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Could not set up object detection.")), ("%s", detail));
       break;
     }
     return FALSE;
@@ -482,7 +488,7 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
         f.chroma_stride[i - 1] = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, i);
       }
     }
-    std::string err;
+    gpudetect::Error err;
     if (rw > 0 && rh > 0)
       err = priv->detector->submit (f, &p.ticket);
     if (share && p.ticket >= 0)
@@ -491,8 +497,9 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
       priv->host_memory_frames++;
     if (p.ticket < 0)
       p.unmap (); // nothing in flight reads it
-    if (!err.empty ()) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")), ("%s", err.c_str ()));
+    if (err) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")),
+                         ("%s", err.message.c_str ()));
       return GST_FLOW_ERROR;
     }
     p.roi_x = rx;

@@ -178,9 +178,9 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
     }
     cfg.engine.share = device.get ();
   }
-  priv->tracker = gpudetect::track::Tracker::create (cfg, &err);
-  if (!priv->tracker) {
-    GST_ELEMENT_ERROR (self, LIBRARY, INIT, (_("Could not build the OpenCL tracking kernels.")), ("%s", err.c_str ()));
+  if (gpudetect::Error e = gpudetect::track::Tracker::create (cfg, &priv->tracker)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT, (_("Could not build the OpenCL tracking kernels.")),
+                       ("%s", e.message.c_str ()));
     return FALSE;
   }
   priv->running = s;
@@ -334,7 +334,7 @@ static gboolean gst_gpu_track_complete (GstGpuBaseTransform *base, GpuFrame *fra
 {
   GstGpuTrack *self = GST_GPU_TRACK (base);
   TrackFrame &p = static_cast<TrackFrame &> (*frame);
-  gpudetect::cl::Error e = self->priv->tracker->collect (p.ticket, &p.objects);
+  gpudetect::Error e = self->priv->tracker->collect (p.ticket, &p.objects);
   if (e) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Tracking failed on the OpenCL device.")), ("%s", e.message.c_str ()));
     return FALSE;
@@ -457,7 +457,7 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
     }
   }
   const uint64_t uploads = priv->tracker->uploads ();
-  gpudetect::cl::Error e =
+  gpudetect::Error e =
       priv->tracker->submit (search && !device ? &cf : nullptr, device, fw, fh, std::move (dets), &p.ticket);
   if (e) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Tracking failed on the OpenCL device.")), ("%s", e.message.c_str ()));
@@ -510,7 +510,7 @@ static std::shared_ptr<gpudetect::cl::HostAllocator> gst_gpu_track_host_memory (
   if (!engine)
     return nullptr;
   std::shared_ptr<gpudetect::cl::HostAllocator> blocks;
-  if (gpudetect::cl::Error e = gpudetect::cl::HostAllocator::create (engine->device (), &blocks)) {
+  if (gpudetect::Error e = gpudetect::cl::HostAllocator::create (engine->device (), &blocks)) {
     *error = e.message;
     return nullptr;
   }

@@ -34,7 +34,7 @@ static GstMemory *host_alloc (GstAllocator *allocator, gsize size, GstAllocation
   // params->align is a mask: room for moving the start to the next boundary
   const gsize maxsize = size + params->prefix + params->padding + params->align;
   std::unique_ptr<gpudetect::cl::HostBlock> block;
-  if (gpudetect::cl::Error e = (*self->blocks)->alloc (maxsize, &block)) {
+  if (gpudetect::Error e = (*self->blocks)->alloc (maxsize, &block)) {
     GST_WARNING_OBJECT (self, "cannot allocate %" G_GSIZE_FORMAT " bytes of page-locked memory: %s", maxsize,
                         e.message.c_str ());
     return nullptr;

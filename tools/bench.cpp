@@ -206,7 +206,9 @@ int main (int argc, char **argv) {
 #endif
   std::string err;
   auto t_create = Clock::now ();
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  std::unique_ptr<Detector> det;
+  if (gpudetect::Error e_ = Detector::create (cfg, &det))
+    err = e_.message;
   if (!det) {
     std::fprintf (stderr, "gpudetect: %s\n", err.c_str ());
     return 2;
@@ -217,7 +219,10 @@ int main (int argc, char **argv) {
   // more per command on some drivers (NVIDIA's).
   DetectorConfig plain_cfg = cfg;
   plain_cfg.profile = false;
-  std::unique_ptr<Detector> plain = parity ? nullptr : Detector::create (plain_cfg, &err);
+  std::unique_ptr<Detector> plain;
+  if (!parity)
+    if (Error e = Detector::create (plain_cfg, &plain))
+      err = e.message;
   if (!parity && !plain) {
     std::fprintf (stderr, "gpudetect: %s\n", err.c_str ());
     return 2;
@@ -228,9 +233,9 @@ int main (int argc, char **argv) {
 
 #ifdef HAVE_OPENCV
   Peer peer;
-  if (std::string e = peer.load (det->model ()); !e.empty ()) {
+  if (gpudetect::Error e = peer.load (det->model ())) {
     if (parity) {
-      std::fprintf (stderr, "--parity: %s\n", e.c_str ());
+      std::fprintf (stderr, "--parity: %s\n", e.message.c_str ());
       return 2;
     }
     use_opencv = false;
@@ -265,8 +270,8 @@ int main (int argc, char **argv) {
       }
       Frame f{img.pixels.data (), img.width, img.height, img.width, PixelFormat::Gray8};
       FrameResult res;
-      if (std::string e = det->detect (f, &res); !e.empty ()) {
-        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+      if (gpudetect::Error e = det->detect (f, &res)) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
         return 2;
       }
       cv::Mat m (img.height, img.width, CV_8U, img.pixels.data ());
@@ -291,9 +296,16 @@ int main (int argc, char **argv) {
                   det->device ().describe ().c_str (), det->model ().path.c_str ());
 
   err.clear ();
-  std::shared_ptr<cl::HostAllocator> host = det->host_allocator (&err), plain_host = plain->host_allocator (&err);
-  std::printf ("\n%-26s %9s %5s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s %7s %7s %7s %8s %4s %5s %9s %9s %9s %7s %5s\n",
-               "frame", "size", "objs", "upload", "pyramid", "tilted", "integr", "first", "later", "readbk", "device",
+  std::shared_ptr<cl::HostAllocator> host, plain_host;
+  if (Error e = det->host_allocator (&host))
+    err = e.message;
+  if (Error e = plain->host_allocator (&plain_host))
+    err = e.message;
+  std::printf ("phases: the model's family's (the phases column, in this order):");
+  for (const std::string &p : det->phases ())
+    std::printf (" %s;", p.c_str ());
+  std::printf ("\n\n%-26s %9s %5s %7s %-31s %7s %8s %8s %8s %7s %7s %7s %8s %4s %5s %9s %9s %9s %7s %5s\n",
+               "frame", "size", "objs", "upload", "phases", "readbk", "device",
                "e2e_med", "e2e_p95", "enqueue", "wait", "collect", "e2e_page", "lnch", "syncs", "pipelined",
                "ocv_cpu", "ocv_umat", "raw", "lost");
   bool first_json = true;
@@ -316,7 +328,7 @@ int main (int argc, char **argv) {
       return 2;
     }
     for (auto [a, b] : {std::pair (host.get (), &block), std::pair (plain_host.get (), &plain_block)}) {
-      if (cl::Error e = a->alloc (img.pixels.size (), b)) {
+      if (Error e = a->alloc (img.pixels.size (), b)) {
         std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
         return 2;
       }
@@ -328,20 +340,21 @@ int main (int argc, char **argv) {
 
     // Device time per command, from page-locked memory, with profiling.
     FrameResult res;
-    std::vector<double> dev_total, up, pyr, tilt, integ, first, rest, rd;
+    std::vector<double> dev_total, up, rd;
+    std::vector<std::vector<double>> phase (det->phases ().size ());
     int launches = 0;
     uint32_t lost = 0; // the most candidates a frame lost (a full list of the family's)
     for (int i = 0; i < warmup + frames; i++) {
-      if (std::string e = det->detect (fd, &res); !e.empty ()) {
-        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+      if (gpudetect::Error e = det->detect (fd, &res)) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
         return 2;
       }
       if (i < warmup)
         continue;
       const StageTimes &t = res.times;
-      dev_total.push_back (t.total_device / 1000), up.push_back (t.upload / 1000), pyr.push_back (t.pyramid / 1000);
-      tilt.push_back (t.tilted / 1000), integ.push_back (t.integral / 1000), first.push_back (t.first / 1000);
-      rest.push_back (t.rest / 1000), rd.push_back (t.readback / 1000);
+      dev_total.push_back (t.total_device / 1000), up.push_back (t.upload / 1000), rd.push_back (t.readback / 1000);
+      for (size_t k = 0; k < phase.size (); k++)
+        phase[k].push_back (k < t.phases.size () ? t.phases[k] / 1000 : 0.0);
       launches = t.launches;
       lost = std::max (lost, res.lost);
     }
@@ -352,8 +365,8 @@ int main (int argc, char **argv) {
     std::vector<double> e2e_pageable;
     for (int i = 0; i < warmup + frames; i++) {
       auto t0 = Clock::now ();
-      if (std::string e = plain->detect (f, &res); !e.empty ()) {
-        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+      if (gpudetect::Error e = plain->detect (f, &res)) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
         return 2;
       }
       if (i >= warmup)
@@ -369,14 +382,14 @@ int main (int argc, char **argv) {
       }
       auto t0 = Clock::now ();
       int ticket = -1;
-      if (std::string e = plain->submit (fp, &ticket); !e.empty ()) {
-        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+      if (gpudetect::Error e = plain->submit (fp, &ticket)) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
         return 2;
       }
       const double w0 = plain->host_times ().wait_us;
       auto tc = Clock::now ();
-      if (std::string e = plain->collect (ticket, &res); !e.empty ()) {
-        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+      if (gpudetect::Error e = plain->collect (ticket, &res)) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
         return 2;
       }
       double ms = ms_since (t0);
@@ -410,8 +423,8 @@ int main (int argc, char **argv) {
         tickets.erase (tickets.begin ());
       }
       int t = -1;
-      if (std::string e = plain->submit (fp, &t); !e.empty ()) {
-        std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+      if (gpudetect::Error e = plain->submit (fp, &t)) {
+        std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
         return 2;
       }
       tickets.push_back (t);
@@ -456,32 +469,36 @@ int main (int argc, char **argv) {
     char size[32];
     std::snprintf (size, sizeof size, "%dx%d", img.width, img.height);
     const double collect_med = stats (collect_ms).median, pageable_med = stats (e2e_pageable).median;
-    std::printf ("%-26s %9s %5zu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %8.3f %8.3f %7.3f %7.3f %7.3f "
+    std::string phases_text, phases_json;
+    for (size_t k = 0; k < phase.size (); k++) {
+      char v[64];
+      std::snprintf (v, sizeof v, "%s%.3f", k ? "/" : "", stats (phase[k]).median);
+      phases_text += v;
+      std::snprintf (v, sizeof v, "%s\"%s\": %.4f", k ? ", " : "", det->phases ()[k].c_str (), stats (phase[k]).median);
+      phases_json += v;
+    }
+    std::printf ("%-26s %9s %5zu %7.3f %-31s %7.3f %8.3f %8.3f %8.3f %7.3f %7.3f %7.3f "
                  "%8.3f %4d %5.2f %9.3f %9.3f %9.3f %7zu %5u\n",
-                 img.name.c_str (), size, res.objects.size (), stats (up).median, stats (pyr).median,
-                 stats (tilt).median, stats (integ).median, stats (first).median,
-                 stats (rest).median, stats (rd).median, stats (dev_total).median, se.median, se.p95, enqueue_ms,
+                 img.name.c_str (), size, res.objects.size (), stats (up).median, phases_text.c_str (),
+                 stats (rd).median, stats (dev_total).median, se.median, se.p95, enqueue_ms,
                  wait_ms, collect_med, pageable_med, launches, syncs, pipelined, ocv_cpu, ocv_umat, raw, lost);
     if (json) {
       std::fprintf (json,
                     "%s  {\"frame\": \"%s\", \"width\": %d, \"height\": %d, \"objects\": %zu, \"opencv_objects\": %zu, "
-                    "\"frames\": %d, \"upload_ms\": %.4f, \"pyramid_ms\": %.4f, \"tilted_ms\": %.4f, "
-                    "\"integral_ms\": %.4f, \"first_ms\": %.4f, \"later_ms\": %.4f, "
+                    "\"frames\": %d, \"upload_ms\": %.4f, \"phases_ms\": {%s}, "
                     "\"readback_ms\": %.4f, \"device_ms\": %.4f, \"e2e_median_ms\": %.4f, \"e2e_p95_ms\": %.4f, "
                     "\"enqueue_ms\": %.4f, \"wait_ms\": %.4f, \"collect_ms\": %.4f, \"e2e_pageable_median_ms\": %.4f, "
                     "\"launches\": %d, \"host_syncs\": %.2f, \"pipelined_ms\": %.4f, \"opencv_cpu_ms\": %.4f, "
                     "\"opencv_umat_ms\": %.4f, \"raw\": %zu, \"lost\": %u}",
                     first_json ? "" : ",\n", img.name.c_str (), img.width, img.height, res.objects.size (), ocv_objs,
-                    frames, stats (up).median, stats (pyr).median, stats (tilt).median, stats (integ).median,
-                    stats (first).median, stats (rest).median, stats (rd).median,
+                    frames, stats (up).median, phases_json.c_str (), stats (rd).median,
                     stats (dev_total).median, se.median, se.p95, enqueue_ms, wait_ms, collect_med, pageable_med,
                     launches, syncs, pipelined, ocv_cpu, ocv_umat, raw, lost);
       first_json = false;
     }
   }
-  std::printf ("\nms; stage columns: median device time of each command (OpenCL profiling events): first = stage 0 "
-               "and the list of windows passing it (GPU schedule) or the whole cascade (CPU schedule), later = the later "
-               "stages over that list;\ndevice: first command start to last end; e2e: submit to grouped result, one frame at a time, "
+  std::printf ("\nms; upload, phases, readbk: median device time of the frame's commands under each (OpenCL "
+               "profiling events), the phases the family's own, in the order listed above;\ndevice: first command start to last end; e2e: submit to grouped result, one frame at a time, "
                "without profiling (as the element runs), the frame in page-locked memory (as the element's upload pool gives it); of that, on the host: enqueue (in "
                "submit), wait (blocked on the device), collect (reading the hits out, grouping; median);\ne2e_page: the "
                "same from ordinary memory (median); pipelined: per frame with %d frames in flight, page-locked frames; "

@@ -71,8 +71,8 @@ int main (int argc, char **argv) {
   std::stringstream text;
   text << mf.rdbuf ();
   HogFilterModel m;
-  if (std::string e = parse_hogfilter (text.str (), &m); !e.empty () || m.features != HogFeatures::DalalTriggs) {
-    std::fprintf (stderr, "%s: %s\n", model_path.c_str (), e.empty () ? "not a hog-dt model" : e.c_str ());
+  if (Error e = parse_hogfilter (text.str (), &m); e || m.features != HogFeatures::DalalTriggs) {
+    std::fprintf (stderr, "%s: %s\n", model_path.c_str (), !e ? "not a hog-dt model" : e.message.c_str ());
     return 2;
   }
   // the model's window, descriptor and weights as HOGDescriptor holds them:

@@ -223,9 +223,9 @@ struct Run {
     const Stream::InFlight f = s.flight.front ();
     s.flight.pop_front ();
     FrameResult r;
-    if (std::string e = s.det->collect (f.ticket, &r); !e.empty ()) {
+    if (gpudetect::Error e = s.det->collect (f.ticket, &r)) {
       s.errors++;
-      s.error = e;
+      s.error = e.message;
       return;
     }
     const Clock::time_point now = Clock::now ();
@@ -235,16 +235,18 @@ struct Run {
       s.done_in_window++;
       s.latency_ms.push_back (ms_between (f.start, now));
       const StageTimes &t = r.times;
-      s.device_us += t.upload + t.pyramid + t.integral + t.tilted + t.first + t.rest + t.readback;
+      s.device_us += t.upload + t.readback;
+      for (double us : t.phases)
+        s.device_us += us;
       s.launches += static_cast<uint64_t> (t.launches);
     }
   }
 
   void submit (Stream &s, Clock::time_point start) {
     int ticket = -1;
-    if (std::string e = s.det->submit (s.frame, &ticket); !e.empty ()) {
+    if (gpudetect::Error e = s.det->submit (s.frame, &ticket)) {
       s.errors++;
-      s.error = e;
+      s.error = e.message;
       return;
     }
     s.flight.push_back ({ticket, start});
@@ -389,7 +391,7 @@ int main (int argc, char **argv) {
   std::string mem_what = "none";
   const double rss0 = rss_mib (), dev0 = device_mib (&mem_what);
   cl::Device dev;
-  if (cl::Error e = cl::open_device (opt.cfg.device, false, &dev)) {
+  if (Error e = cl::open_device (opt.cfg.device, false, &dev)) {
     std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
     return 2;
   }
@@ -402,9 +404,10 @@ int main (int argc, char **argv) {
   std::unique_ptr<Detector> ref;
   {
     std::string err;
-    ref = Detector::create (opt.cfg, &err);
+    if (gpudetect::Error e_ = Detector::create (opt.cfg, &ref))
+      err = e_.message;
     FrameResult r;
-    if (!ref || !(err = ref->detect (plain, &r)).empty ()) {
+    if (!ref || !(err = ref->detect (plain, &r).message).empty ()) {
       std::fprintf (stderr, "gpudetect: %s\n", err.c_str ());
       return 2;
     }
@@ -438,18 +441,20 @@ int main (int argc, char **argv) {
     std::shared_ptr<cl::HostAllocator> host;
     for (int i = 0; i < n; i++) {
       Stream &s = streams[i];
-      s.det = Detector::create (opt.cfg, &err);
+      if (gpudetect::Error e_ = Detector::create (opt.cfg, &s.det))
+        err = e_.message;
       if (!s.det) {
         std::fprintf (stderr, "gpudetect: stream %d of %d: %s\n", i, n, err.c_str ());
         return 2;
       }
       if (!host)
-        host = s.det->host_allocator (&err);
+        if (Error e = s.det->host_allocator (&host))
+          err = e.message;
       if (!host) {
         std::fprintf (stderr, "gpudetect: no page-locked memory: %s\n", err.c_str ());
         return 2;
       }
-      if (cl::Error e = host->alloc (img.pixels.size (), &s.block)) {
+      if (Error e = host->alloc (img.pixels.size (), &s.block)) {
         std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
         return 2;
       }

@@ -291,7 +291,9 @@ static bool run_case (cl::Device &dev, std::shared_ptr<cl::HostAllocator> &host_
     cfg.parts = v.parts;
     cfg.sad_ptx = v.sad_ptx;
     std::string err;
-    std::unique_ptr<TemplateSearch> ts = TemplateSearch::create (cfg, &err);
+    std::unique_ptr<TemplateSearch> ts;
+    if (gpudetect::Error e_ = TemplateSearch::create (cfg, &ts))
+      err = e_.message;
     if (!ts) {
       std::fprintf (stderr, "gpudetect-bench-track: variant %s: %s\n", v.name.c_str (), err.c_str ());
       return false;
@@ -304,12 +306,12 @@ static bool run_case (cl::Device &dev, std::shared_ptr<cl::HostAllocator> &host_
                    o.shared ? "on the device already (no upload)"
                             : o.pinned ? "in page-locked memory" : "in ordinary memory",
                    ts->work_group (), ts->band_rows ());
-    auto frame_in = [&] () -> cl::Error {
+    auto frame_in = [&] () -> Error {
       if (sc.device)
         return ts->attach (0, sc.device);
       return ts->upload_async (0, cf);
     };
-    cl::Error e = frame_in ();
+    Error e = frame_in ();
     if (!e)
       e = ts->wait_upload (0);
     if (!e)
@@ -484,14 +486,14 @@ int main (int argc, char **argv) {
 
   // one context for every variant (and the page-locked or device frame)
   cl::Device dev;
-  if (cl::Error e = cl::open_device (device, true, &dev)) {
+  if (Error e = cl::open_device (device, true, &dev)) {
     std::fprintf (stderr, "gpudetect-bench-track: %s\n", e.message.c_str ());
     return 1;
   }
   std::printf ("device: %s\n", dev.info.describe ().c_str ());
   std::shared_ptr<cl::HostAllocator> host_alloc;
   if (o.pinned && !o.shared) {
-    cl::Error e = cl::HostAllocator::create (dev, &host_alloc);
+    Error e = cl::HostAllocator::create (dev, &host_alloc);
     if (!e)
       e = host_alloc->alloc (sc.planes.bytes.size (), &sc.pinned);
     if (e) {
@@ -505,7 +507,7 @@ int main (int argc, char **argv) {
     // the frame's planes on the device, laid out as gpudetect leaves them
     auto df = std::make_shared<DeviceFrame> ();
     df->context = dev.context.get ();
-    if (cl::Error e = cl::make_buffer (dev, &df->mem, sc.planes.bytes.size (), CL_MEM_READ_WRITE,
+    if (Error e = cl::make_buffer (dev, &df->mem, sc.planes.bytes.size (), CL_MEM_READ_WRITE,
                                        sc.planes.bytes.data ())) {
       std::fprintf (stderr, "gpudetect-bench-track: %s\n", e.message.c_str ());
       return 1;

@@ -71,8 +71,8 @@ int main (int argc, char **argv) {
   // the written text must read back as the same model
   const std::string text = write_hogfilter (m);
   HogFilterModel back;
-  if (std::string e = parse_hogfilter (text, &back); !e.empty ()) {
-    std::fprintf (stderr, "the converted model does not load: %s\n", e.c_str ());
+  if (gpudetect::Error e = parse_hogfilter (text, &back)) {
+    std::fprintf (stderr, "the converted model does not load: %s\n", e.message.c_str ());
     return 1;
   }
   std::ofstream out (argv[1], std::ios::binary);

@@ -71,7 +71,7 @@ int main (int argc, char **argv) {
     return 1;
   }
   cl::Device dev;
-  if (cl::Error e = cl::open_device (device, true, &dev)) {
+  if (Error e = cl::open_device (device, true, &dev)) {
     std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ());
     return 1;
   }
@@ -81,7 +81,7 @@ int main (int argc, char **argv) {
   const cl_command_queue q = dev.queue.get ();
   for (const auto &[rows, cols] : sizes) {
     std::unique_ptr<VkfftPlan> plan;
-    if (cl::Error e = VkfftPlan::create (dev, rows, cols, batches, VkfftPlan::Direction::Forward, &plan)) {
+    if (Error e = VkfftPlan::create (dev, rows, cols, batches, VkfftPlan::Direction::Forward, &plan)) {
       std::printf ("%dx%d: %s\n", rows, cols, e.message.c_str ());
       continue;
     }
@@ -89,7 +89,7 @@ int main (int argc, char **argv) {
     for (size_t k = 0; k < host.size (); k++)
       host[k] = static_cast<float> ((k * 2654435761u) % 1000) / 1000.0f;
     cl::Mem buf;
-    if (cl::Error e = cl::make_buffer (dev, &buf, plan->bytes (), CL_MEM_READ_WRITE, host.data ())) {
+    if (Error e = cl::make_buffer (dev, &buf, plan->bytes (), CL_MEM_READ_WRITE, host.data ())) {
       std::printf ("%dx%d: %s\n", rows, cols, e.message.c_str ());
       continue;
     }
@@ -99,7 +99,7 @@ int main (int argc, char **argv) {
       cl_event before = nullptr, after = nullptr;
       const auto t0 = std::chrono::steady_clock::now ();
       failed = clEnqueueMarkerWithWaitList (q, 0, nullptr, &before) != CL_SUCCESS;
-      if (cl::Error e = plan->enqueue (q, buf.get ())) {
+      if (Error e = plan->enqueue (q, buf.get ())) {
         std::printf ("%dx%d: %s\n", rows, cols, e.message.c_str ());
         failed = true;
       }

@@ -148,7 +148,9 @@ int main (int argc, char **argv) {
     return 2;
   }
   std::string err;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  std::unique_ptr<Detector> det;
+  if (gpudetect::Error e_ = Detector::create (cfg, &det))
+    err = e_.message;
   if (!det) {
     std::fprintf (stderr, "gpudetect: %s\n", err.c_str ());
     return 2;
@@ -195,8 +197,8 @@ int main (int argc, char **argv) {
     f.height = g.rows;
     f.stride = static_cast<int> (g.step);
     FrameResult res;
-    if (std::string e = det->detect (f, &res); !e.empty ()) {
-      std::fprintf (stderr, "gpudetect: %s\n", e.c_str ());
+    if (gpudetect::Error e = det->detect (f, &res)) {
+      std::fprintf (stderr, "gpudetect: %s\n", e.message.c_str ());
       return 2;
     }
     std::vector<cv::Rect> raw_clipped;

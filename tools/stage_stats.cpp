@@ -41,8 +41,8 @@ int main (int argc, char **argv) {
   }
   CascadeModel m;
   const std::string path = resolve_model (model_name);
-  if (std::string e = load_cascade_file (path, &m); !e.empty () || path.empty ()) {
-    std::fprintf (stderr, "%s\n", path.empty () ? "model not found" : e.c_str ());
+  if (Error e = load_cascade_file (path, &m); e || path.empty ()) {
+    std::fprintf (stderr, "%s\n", path.empty () ? "model not found" : e.message.c_str ());
     return 2;
   }
   cv::Mat img = cv::imread (image, cv::IMREAD_GRAYSCALE);

@@ -5,7 +5,7 @@
 // the upload, the family's kernels and one non-blocking readback on an
 // in-order queue into one of `slots` slots; collect() waits for that slot's
 // readback, decodes the candidates and lets the family group them.  Errors
-// are returned as strings (empty = success).
+// are values (cl/error.h).
 #pragma once
 
 #include "cl/cl.h"
@@ -63,13 +63,13 @@ struct DetectorConfig {
   uint32_t candidate_order_seed = 0;
 };
 
-// Device time of each phase of a frame, in microseconds (profiling events).
-// first: the family's first evaluation kernel (cascades: stage 0 and the list
-// of windows passing it on the GPU schedule, the whole cascade on the CPU
-// schedule); rest: its later kernels.
+// Device time of a frame, in microseconds (profiling events): its upload,
+// each of its family's phases (Detector::phases: e.g. a cascade's pyramid,
+// integral, first and later stages) and its readback.
 struct StageTimes {
-  double upload = 0, pyramid = 0, integral = 0, tilted = 0, first = 0, rest = 0, readback = 0;
-  double total_device = 0; // first command's start to last command's end
+  double upload = 0, readback = 0;
+  std::vector<double> phases; // in the order of Detector::phases ()
+  double total_device = 0;    // first command's start to last command's end
   int launches = 0;
 };
 
@@ -82,32 +82,29 @@ struct FrameResult {
   double group_us = 0;    // host grouping time
 };
 
-// What went wrong in Detector::create, for callers that report by kind.
-enum class CreateError { None, Model, Device, Build, Resource, Config };
-
 class Detector {
 public:
-  // Loads the model, opens the device and builds the kernels.
-  static std::unique_ptr<Detector> create (const DetectorConfig &config, std::string *error,
-                                           CreateError *kind = nullptr);
+  // Loads the model, opens the device and builds the kernels.  The error's
+  // kind says which failed (Config, Model, Device, Build).
+  static Error create (const DetectorConfig &config, std::unique_ptr<Detector> *out);
   ~Detector ();
 
   // Enqueues a frame into a free slot; `*ticket` names it for collect().
   // Fails when no slot is free.  The frame's memory may be reused once
   // submit() returns (it is copied into pinned staging memory), unless
   // direct_upload is set: then it must stay valid until collect()/discard().
-  std::string submit (const Frame &frame, int *ticket);
+  Error submit (const Frame &frame, int *ticket);
   // True once the slot's readback completed (never blocks).
   bool ready (int ticket) const;
   // Waits for the slot's work, decodes and groups its candidates, frees the slot.
-  std::string collect (int ticket, FrameResult *out);
+  Error collect (int ticket, FrameResult *out);
   // The frame of a submitted ticket as it lies on the device (share_frames;
   // null otherwise): valid, and never overwritten, while held.
   std::shared_ptr<const DeviceFrame> device_frame (int ticket) const;
   // Drops a slot's result (waits for its work first).
   void discard (int ticket);
   // submit + collect.
-  std::string detect (const Frame &frame, FrameResult *out);
+  Error detect (const Frame &frame, FrameResult *out);
 
   int free_slots () const;
   int slots () const;
@@ -119,6 +116,8 @@ public:
   const cl::DeviceInfo &device () const;
   cl_context context () const;
   const ModelInfo &model () const;
+  // The names of the phases StageTimes::phases times, the family's own.
+  const std::vector<std::string> &phases () const;
   // What the threshold means for this model's family.
   const char *threshold_meaning () const;
   // Why candidates can be lost with this model's family, and the remedy.
@@ -134,8 +133,8 @@ public:
   // Page-locked host memory on this device's context (made on first use):
   // frames whose pixels lie in it upload at the device's full transfer speed,
   // without the staging copy a driver makes of ordinary memory (with
-  // direct_upload) or the one submit() makes (without).  Null on failure.
-  std::shared_ptr<cl::HostAllocator> host_allocator (std::string *error = nullptr);
+  // direct_upload) or the one submit() makes (without).
+  Error host_allocator (std::shared_ptr<cl::HostAllocator> *out);
   // Blocking waits on the device so far (one per collected frame in steady state).
   uint64_t host_syncs () const;
 

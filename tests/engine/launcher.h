@@ -8,13 +8,13 @@
 class QueueLauncher final : public gpudetect::Launcher {
 public:
   explicit QueueLauncher (cl_command_queue q) : q_ (q) {}
-  gpudetect::cl::Error launch (cl_kernel k, size_t global, size_t local, gpudetect::Phase) override {
+  gpudetect::Error launch (cl_kernel k, size_t global, size_t local, int) override {
     GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (q_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
     launches++;
     return {};
   }
-  gpudetect::cl::Error library (const std::function<gpudetect::cl::Error (cl_command_queue)> &enqueue,
-                                int n) override {
+  gpudetect::Error library (const std::function<gpudetect::Error (cl_command_queue)> &enqueue,
+                            int n) override {
     launches += n;
     return enqueue (q_);
   }

@@ -135,7 +135,9 @@ inline HeldOut held_out (const std::string &model, uint64_t seed) {
   cfg.min_neighbors = 2;
   cfg.min_size = {24, 24};
   cfg.slots = 1;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &h.error);
+  std::unique_ptr<Detector> det;
+  if (Error e = Detector::create (cfg, &det))
+    h.error = e.message;
   if (!det)
     return h;
   std::mt19937_64 rng (seed);
@@ -143,7 +145,7 @@ inline HeldOut held_out (const std::string &model, uint64_t seed) {
   for (int i = 0; i < 12 && h.error.empty (); i++) {
     Scene s = scene (rng, 2);
     FrameResult r;
-    h.error = det->detect ({s.img.px.data (), s.img.width, s.img.height, s.img.width, PixelFormat::Gray8}, &r);
+    h.error = det->detect ({s.img.px.data (), s.img.width, s.img.height, s.img.width, PixelFormat::Gray8}, &r).message;
     for (const Box &b : s.faces) {
       h.faces++;
       for (const Detection &o : r.objects)
@@ -161,7 +163,7 @@ inline HeldOut held_out (const std::string &model, uint64_t seed) {
     Image bg = background (200, 160, rng);
     FrameResult rb;
     if (h.error.empty ())
-      h.error = det->detect ({bg.px.data (), bg.width, bg.height, bg.width, PixelFormat::Gray8}, &rb);
+      h.error = det->detect ({bg.px.data (), bg.width, bg.height, bg.width, PixelFormat::Gray8}, &rb).message;
     h.false_pos += static_cast<int> (rb.objects.size ());
   }
   return h;

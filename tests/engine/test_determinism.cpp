@@ -95,10 +95,14 @@ int main (int argc, char **argv) {
         continue;
       }
       std::string err;
-      std::unique_ptr<Detector> first = Detector::create (cfg, &err);
+      std::unique_ptr<Detector> first;
+      if (gpudetect::Error e_ = Detector::create (cfg, &first))
+        err = e_.message;
       CHECK_MSG (first, "%s (%s): %s", v.model, cfg.tuning.c_str (), err.c_str ());
       cfg.candidate_order_seed = 1;
-      std::unique_ptr<Detector> shuffled = Detector::create (cfg, &err);
+      std::unique_ptr<Detector> shuffled;
+      if (gpudetect::Error e_ = Detector::create (cfg, &shuffled))
+        err = e_.message;
       CHECK_MSG (shuffled, "%s (%s): %s", v.model, cfg.tuning.c_str (), err.c_str ());
       if (!first || !shuffled)
         continue;
@@ -108,13 +112,13 @@ int main (int argc, char **argv) {
         const Grey &g = images[k];
         const Frame f{g.px.data (), g.cols, g.rows, g.cols, PixelFormat::Gray8};
         FrameResult ref;
-        CHECK_MSG (first->detect (f, &ref).empty (), "%s: image %zu", v.model, k);
+        CHECK_MSG (first->detect (f, &ref).message.empty (), "%s: image %zu", v.model, k);
         CHECK (!ref.truncated && ref.lost == 0);
         hits += ref.hits.size ();
         objects += ref.objects.size ();
         for (int r = 1; r < runs; r++) {
           FrameResult res;
-          CHECK_MSG (shuffled->detect (f, &res).empty (), "%s: image %zu", v.model, k);
+          CHECK_MSG (shuffled->detect (f, &res).message.empty (), "%s: image %zu", v.model, k);
           const bool same = same_hits (res.hits, ref.hits) && same_objects (res.objects, ref.objects);
           differing += !same;
           CHECK_MSG (same, "%s (%s): image %zu, run %d: %zu raw windows and %zu objects, the first run %zu and %zu",

@@ -66,7 +66,9 @@ int main (int argc, char **argv) {
   cfg.model = "dlib-frontalface";
   cfg.slots = 1;
   std::string err;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  std::unique_ptr<Detector> det;
+  if (gpudetect::Error e_ = Detector::create (cfg, &det))
+    err = e_.message;
   if (!det) {
     std::fprintf (stderr, "cannot make the detector: %s\n", err.c_str ());
     return 1;
@@ -77,7 +79,7 @@ int main (int argc, char **argv) {
   {
     std::ifstream f (det->model ().path, std::ios::binary);
     std::string text ((std::istreambuf_iterator<char> (f)), std::istreambuf_iterator<char> ());
-    CHECK (parse_hogfilter (text, &model).empty ());
+    CHECK (parse_hogfilter (text, &model).message.empty ());
   }
   dlib::frontal_face_detector dd = dlib::get_frontal_face_detector ();
   const int nf = static_cast<int> (dd.num_detectors ());
@@ -100,7 +102,7 @@ int main (int argc, char **argv) {
       std::memcpy (&img[y][0], &g.px[static_cast<size_t> (y) * g.cols], g.cols);
     // the engine
     FrameResult res;
-    const std::string e = det->detect ({g.px.data (), g.cols, g.rows, g.cols, PixelFormat::Gray8}, &res);
+    const std::string e = det->detect ({g.px.data (), g.cols, g.rows, g.cols, PixelFormat::Gray8}, &res).message;
     CHECK_MSG (e.empty (), "%s: %s", path.c_str (), e.c_str ());
     CHECK (!res.truncated);
     // raw windows: (filter, box) -> score

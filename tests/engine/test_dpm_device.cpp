@@ -43,7 +43,9 @@ void check_variant (const std::string &model_path, double threshold, const std::
   cfg.slots = 1;
   cfg.tuning = tuning;
   std::string err;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  std::unique_ptr<Detector> det;
+  if (gpudetect::Error e_ = Detector::create (cfg, &det))
+    err = e_.message;
   CHECK_MSG (det, "tuning '%s': cannot make the detector: %s", tuning.c_str (), err.c_str ());
   if (!det)
     return;
@@ -52,7 +54,7 @@ void check_variant (const std::string &model_path, double threshold, const std::
     std::ifstream f (det->model ().path, std::ios::binary);
     std::stringstream s;
     s << f.rdbuf ();
-    CHECK (parse_dpm_xml (s.str (), &model).empty ());
+    CHECK (parse_dpm_xml (s.str (), &model).message.empty ());
   }
   if (std::isnan (threshold))
     threshold = model.threshold;
@@ -75,7 +77,7 @@ void check_variant (const std::string &model_path, double threshold, const std::
       DpmPlan dp;
       std::vector<float> planes;
       const std::string e =
-          dpm_device_features (dev, det->gpu_schedule (), true, model, g.px.data (), g.cols, g.rows, &dp, &planes);
+          dpm_device_features (dev, det->gpu_schedule (), true, model, g.px.data (), g.cols, g.rows, &dp, &planes).message;
       CHECK_MSG (e.empty () && planes.size () == plan.feat_plane * kDpmDims, "%s: %s", path.c_str (), e.c_str ());
       for (size_t li = 0; li < plan.levels.size () && !planes.empty (); li++) {
         const DpmLevel &l = plan.levels[li];
@@ -94,7 +96,7 @@ void check_variant (const std::string &model_path, double threshold, const std::
     for (const DpmWindow &w : dpm_reference (model, plan, feats, threshold))
       ref[{w.comp, w.level, w.rx, w.ry}] = w.score;
     FrameResult res;
-    const std::string e = det->detect ({g.px.data (), g.cols, g.rows, g.cols, PixelFormat::Gray8}, &res);
+    const std::string e = det->detect ({g.px.data (), g.cols, g.rows, g.cols, PixelFormat::Gray8}, &res).message;
     CHECK_MSG (e.empty () && !res.truncated, "%s: %s", path.c_str (), e.c_str ());
     for (const RawHit &h : res.hits) {
       const DpmHit d = dpm_hit (model, h);
@@ -176,7 +178,7 @@ int main (int argc, char **argv) {
   if (model_path.empty ())
     return finish ();
   cl::Device dev; // the same default device as the detector's, for the features
-  if (cl::Error e = cl::open_device ("", false, &dev)) {
+  if (Error e = cl::open_device ("", false, &dev)) {
     std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ());
     return 1;
   }

@@ -54,7 +54,7 @@ std::string tiny (const std::string &replace_from = "", const std::string &repla
 void expect_error (const std::string &text, const std::string &what) {
   DpmModel m;
   m.sbin = 6;
-  const std::string e = parse_dpm_xml (text, &m);
+  const std::string e = parse_dpm_xml (text, &m).message;
   CHECK_MSG (!e.empty () && e.find (what) != std::string::npos, "expected an error with '%s', got '%s'", what.c_str (),
              e.c_str ());
   CHECK (m.sbin == 6 && m.components.empty ());
@@ -68,7 +68,7 @@ int main (int argc, char **argv) {
     return finish ();
   // inriaperson.xml
   DpmModel m;
-  const std::string e = parse_dpm_xml (read (argv[2]), &m);
+  const std::string e = parse_dpm_xml (read (argv[2]), &m).message;
   CHECK_MSG (e.empty (), "%s: %s", argv[2], e.c_str ());
   CHECK (m.sbin == 8 && m.interval == 5 && m.pad_x == 5 && m.pad_y == 15 && m.threshold == -0.5);
   CHECK (m.components.size () == 2);
@@ -107,7 +107,7 @@ int main (int argc, char **argv) {
   // the registry
   {
     std::unique_ptr<Family> f;
-    const std::string le = load_family (argv[2], &f);
+    const std::string le = load_family (argv[2], &f).message;
     CHECK_MSG (le.empty () && f && f->info ().family == "dpm", "%s", le.c_str ());
     if (f) {
       CHECK (f->info ().label == "person");
@@ -126,7 +126,7 @@ int main (int argc, char **argv) {
   // the made test model
   {
     DpmModel t;
-    const std::string te = parse_dpm_xml (read (argv[1]), &t);
+    const std::string te = parse_dpm_xml (read (argv[1]), &t).message;
     CHECK_MSG (te.empty (), "%s: %s", argv[1], te.c_str ());
     CHECK (t.sbin == 8 && t.interval == 4 && t.pad_x == 6 && t.pad_y == 8 && t.threshold == 0.45f);
     CHECK (t.components.size () == 3);
@@ -141,7 +141,7 @@ int main (int argc, char **argv) {
   // a small model, its values as cv::dpm reads them
   {
     DpmModel s;
-    const std::string se = parse_dpm_xml (tiny (), &s);
+    const std::string se = parse_dpm_xml (tiny (), &s).message;
     CHECK_MSG (se.empty (), "%s", se.c_str ());
     CHECK (s.components.size () == 1 && s.components[0].parts.size () == 1);
     if (!s.components.empty () && !s.components[0].parts.empty ()) {
@@ -149,7 +149,7 @@ int main (int argc, char **argv) {
       CHECK (s.components[0].root.rows == 1 && s.components[0].root.cols == 2);
     }
     // sequences written as <_> items
-    CHECK (parse_dpm_xml (tiny ("<Bias>\n-1.25 \n</Bias>", "<Bias><_>-1.25</_></Bias>"), &s).empty ());
+    CHECK (parse_dpm_xml (tiny ("<Bias>\n-1.25 \n</Bias>", "<Bias><_>-1.25</_></Bias>"), &s).message.empty ());
   }
   // malformed files: the element and its line
   expect_error ("<opencv_storage><SBin>8</SBin></opencv_storage>", "not a cv::dpm model");

@@ -111,7 +111,9 @@ int main (int argc, char **argv) {
   cfg.model = model_path;
   cfg.slots = 1;
   std::string err;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  std::unique_ptr<Detector> det;
+  if (gpudetect::Error e_ = Detector::create (cfg, &det))
+    err = e_.message;
   if (!det) {
     std::fprintf (stderr, "cannot make the detector: %s\n", err.c_str ());
     return 1;
@@ -124,12 +126,12 @@ int main (int argc, char **argv) {
     std::ifstream f (path, std::ios::binary);
     std::stringstream s;
     s << f.rdbuf ();
-    CHECK (parse_dpm_xml (s.str (), &model).empty ());
+    CHECK (parse_dpm_xml (s.str (), &model).message.empty ());
   }
   cv::Ptr<cv::dpm::DPMDetector> oracle = cv::dpm::DPMDetector::create ({path});
   CHECK (oracle && !oracle->isEmpty ());
   cl::Device dev;
-  if (cl::Error e = cl::open_device ("", false, &dev)) {
+  if (Error e = cl::open_device ("", false, &dev)) {
     std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ());
     return 1;
   }
@@ -173,7 +175,7 @@ int main (int argc, char **argv) {
       std::vector<float> planes[2];
       for (int k = 0; k < 2; k++) {
         const std::string e =
-            dpm_device_features (dev, false, k == 0, model, g.data, g.cols, g.rows, &dplan, &planes[k]);
+            dpm_device_features (dev, false, k == 0, model, g.data, g.cols, g.rows, &dplan, &planes[k]).message;
         CHECK_MSG (e.empty () && planes[k].size () == plan.feat_plane * kDpmDims, "%s: device features: %s",
                    name.c_str (), e.c_str ());
       }
@@ -217,7 +219,7 @@ int main (int argc, char **argv) {
     // windows: the reference's against the engine's raw candidates
     const std::vector<DpmWindow> ref = dpm_reference (model, plan, feats, threshold);
     FrameResult res;
-    const std::string e = det->detect ({g.data, g.cols, g.rows, static_cast<int> (g.step), PixelFormat::Gray8}, &res);
+    const std::string e = det->detect ({g.data, g.cols, g.rows, static_cast<int> (g.step), PixelFormat::Gray8}, &res).message;
     CHECK_MSG (e.empty (), "%s: %s", name.c_str (), e.c_str ());
     CHECK (!res.truncated);
     using Key = std::tuple<int, int, int, int>;

@@ -159,11 +159,11 @@ void run_case (const cl::Device &dev, const cl::Program &prog, bool gpu, bool co
   CHECK (!cl::make_buffer (dev, &cand, (4 + 2 * capacity) * 4));
 
   FftCorrelator fc;
-  if (cl::Error e = fc.setup (dev, prog, bank, gpu, compact)) {
+  if (Error e = fc.setup (dev, prog, bank, gpu, compact)) {
     CHECK_MSG (false, "%s: setup: %s", c.name, e.message.c_str ());
     return;
   }
-  if (cl::Error e = fc.geometry (levels, plane, fbuf, tbuf)) {
+  if (Error e = fc.geometry (levels, plane, fbuf, tbuf)) {
     CHECK_MSG (false, "%s: geometry: %s", c.name, e.message.c_str ());
     return;
   }
@@ -174,7 +174,7 @@ void run_case (const cl::Device &dev, const cl::Program &prog, bool gpu, bool co
     CHECK (clEnqueueWriteBuffer (dev.queue.get (), cand.get (), CL_TRUE, 0, sizeof zero, zero, 0, nullptr, nullptr) ==
            CL_SUCCESS);
     QueueLauncher l (dev.queue.get ());
-    if (cl::Error e = fc.enqueue (cand, static_cast<cl_uint> (capacity), l)) {
+    if (Error e = fc.enqueue (cand, static_cast<cl_uint> (capacity), 0, l)) {
       CHECK_MSG (false, "%s: enqueue: %s", c.name, e.message.c_str ());
       return;
     }
@@ -276,7 +276,7 @@ int main () {
     return finish ();
   }
   cl::Device dev;
-  if (cl::Error e = cl::open_device ("", false, &dev)) {
+  if (Error e = cl::open_device ("", false, &dev)) {
     std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ());
     return 1;
   }
@@ -295,7 +295,7 @@ int main () {
     if (compact && dev.info.max_work_group < 256)
       continue;
     cl::Program prog;
-    if (cl::Error e = cl::build_program (dev, FftCorrelator::program_source (), FftCorrelator::program_hash (),
+    if (Error e = cl::build_program (dev, FftCorrelator::program_source (), FftCorrelator::program_hash (),
                                          "-cl-std=CL1.2" + FftCorrelator::options (compact), &prog)) {
       CHECK_MSG (false, "build: %s", e.message.c_str ());
       return finish ();

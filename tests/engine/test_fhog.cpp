@@ -48,7 +48,7 @@ int main (int argc, char **argv) {
   std::vector<std::string> images (argv + 1, argv + argc);
   CHECK_MSG (!images.empty (), "no images given");
   cl::Device dev;
-  if (cl::Error e = cl::open_device ("", false, &dev)) {
+  if (Error e = cl::open_device ("", false, &dev)) {
     std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ());
     return 1;
   }
@@ -57,7 +57,7 @@ int main (int argc, char **argv) {
     FhogParams p;
     p.pad_rows = p.pad_cols = pad;
     cl::Program prog;
-    if (cl::Error e = cl::build_program (dev, FhogDevice::source (), FhogDevice::source_hash (),
+    if (Error e = cl::build_program (dev, FhogDevice::source (), FhogDevice::source_hash (),
                                          "-cl-std=CL1.2 " + FhogDevice::options (dev, p, 1), &prog)) {
       std::fprintf (stderr, "build: %s\n", e.message.c_str ());
       return 1;
@@ -87,7 +87,7 @@ int main (int argc, char **argv) {
       const FhogPlan plan = plan_fhog (g.cols, g.rows, p);
       // the device
       const FrameLayout layout{PixelFormat::Gray8, g.cols, g.rows};
-      if (cl::Error e = fd.geometry (dev, plan, layout)) {
+      if (Error e = fd.geometry (dev, plan, layout)) {
         CHECK_MSG (false, "geometry: %s", e.message.c_str ());
         continue;
       }
@@ -95,7 +95,7 @@ int main (int argc, char **argv) {
       CHECK (!cl::make_buffer (dev, &src, g.px.size (), CL_MEM_READ_ONLY, g.px.data ()));
       CHECK (!cl::make_buffer (dev, &cand, 64));
       QueueLauncher launcher (dev.queue.get ());
-      CHECK (!fd.enqueue (src, cand, launcher));
+      CHECK (!fd.enqueue (src, cand, 0, 1, launcher));
       std::vector<uint8_t> dpix (std::max<size_t> (plan.pixels, 1));
       std::vector<float> dfeat (std::max<size_t> (plan.feat_plane * kFhogDims, 1));
       CHECK (clEnqueueReadBuffer (dev.queue.get (), fd.pixels ().get (), CL_TRUE, 0, plan.pixels, dpix.data (), 0,

@@ -246,7 +246,9 @@ void compare (const std::string &what, const std::string &model_path, const Fore
   cfg.hit_capacity = 1 << 20;
   cfg.tuning = tuning;
   std::string err;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  std::unique_ptr<Detector> det;
+  if (gpudetect::Error e_ = Detector::create (cfg, &det))
+    err = e_.message;
   CHECK_MSG (det, "%s [%s]: %s", what.c_str (), tuning.c_str (), err.c_str ());
   if (!det)
     return;
@@ -257,7 +259,7 @@ void compare (const std::string &what, const std::string &model_path, const Fore
     const Grey &img = images[i];
     FrameResult res;
     const Frame f{img.px.data (), img.cols, img.rows, img.cols, PixelFormat::Gray8};
-    err = det->detect (f, &res);
+    err = det->detect (f, &res).message;
     CHECK_MSG (err.empty (), "%s", err.c_str ());
     CHECK (!res.truncated);
     lost += res.lost;
@@ -339,7 +341,7 @@ int main (int argc, char **argv) {
     // (windows that a selective model rejects reach the end of a prefix),
     // on both schedules.
     ForestModel m;
-    const std::string e = load_forest_file (model_file, &m);
+    const std::string e = load_forest_file (model_file, &m).message;
     CHECK_MSG (e.empty (), "%s: %s", model_file.c_str (), e.c_str ());
     if (!e.empty ())
       return finish ();
@@ -409,7 +411,7 @@ int main (int argc, char **argv) {
   for (Case &c : cases) {
     const std::string text = write_forest (c.model);
     ForestModel back;
-    const std::string e = parse_forest (text, &back);
+    const std::string e = parse_forest (text, &back).message;
     CHECK_MSG (e.empty (), "%s: the written model does not load: %s", c.name.c_str (), e.c_str ());
     CHECK_MSG (same_model (c.model, back), "%s: the written model reads back otherwise", c.name.c_str ());
     CHECK_MSG (write_forest (back) == text, "%s: written twice, another text", c.name.c_str ());

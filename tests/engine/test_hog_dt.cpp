@@ -63,7 +63,7 @@ int main (int argc, char **argv) {
   std::vector<std::string> images (argv + 1, argv + argc);
   CHECK_MSG (!images.empty (), "no images given");
   cl::Device dev;
-  if (cl::Error e = cl::open_device ("", false, &dev)) {
+  if (Error e = cl::open_device ("", false, &dev)) {
     std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ());
     return 1;
   }
@@ -71,7 +71,7 @@ int main (int argc, char **argv) {
   const DtHogParams p;
   const int rows = 15, cols = 7; // OpenCV's people window, 64 x 128
   cl::Program prog;
-  if (cl::Error e = cl::build_program (dev, DtDevice::source (), DtDevice::source_hash (),
+  if (Error e = cl::build_program (dev, DtDevice::source (), DtDevice::source_hash (),
                                        "-cl-std=CL1.2 " + DtDevice::options (dev, p) +
                                            " -D HOG_FH=15 -D HOG_FW=7 -D HOG_NF=1 -D HOG_FILTER_DIMS=36",
                                        &prog)) {
@@ -112,7 +112,7 @@ int main (int argc, char **argv) {
       const DtPlan plan = plan_dt (img.cols, img.rows, p, rows, cols);
       CHECK_MSG (!plan.levels.empty (), "%s: no levels", path.c_str ());
       const FrameLayout layout{PixelFormat::Gray8, img.cols, img.rows};
-      if (cl::Error e = dd.geometry (dev, plan, layout)) {
+      if (Error e = dd.geometry (dev, plan, layout)) {
         CHECK_MSG (false, "geometry: %s", e.message.c_str ());
         continue;
       }
@@ -120,7 +120,7 @@ int main (int argc, char **argv) {
       CHECK (!cl::make_buffer (dev, &src, img.total (), CL_MEM_READ_ONLY, img.data));
       CHECK (!cl::make_buffer (dev, &cand, 64));
       QueueLauncher launcher (dev.queue.get ());
-      CHECK (!dd.enqueue (src, cand, launcher));
+      CHECK (!dd.enqueue (src, cand, 0, 1, launcher));
       const auto dpix = read_back<uint8_t> (dev, dd.pixels (), plan.pixels);
       const auto dgrad = read_back<float> (dev, dd.gradients (), plan.pixels * 2);
       const auto dbins = read_back<uint8_t> (dev, dd.bins (), plan.pixels * 2);

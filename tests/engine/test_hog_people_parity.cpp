@@ -73,7 +73,9 @@ int main (int argc, char **argv) {
   cfg.slots = 1;
   cfg.hit_capacity = 1 << 20;
   std::string err;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  std::unique_ptr<Detector> det;
+  if (gpudetect::Error e_ = Detector::create (cfg, &det))
+    err = e_.message;
   if (!det) {
     std::fprintf (stderr, "cannot make the detector: %s\n", err.c_str ());
     return 1;
@@ -98,7 +100,7 @@ int main (int argc, char **argv) {
       FrameResult res;
       const std::string e = det->detect ({img.data, img.cols, img.rows, static_cast<int> (img.step),
                                           PixelFormat::Gray8},
-                                         &res);
+                                         &res).message;
       CHECK_MSG (e.empty (), "%s: %s", path.c_str (), e.c_str ());
       CHECK (!res.truncated && res.lost == 0);
       // raw windows: (level, x, y) -> score

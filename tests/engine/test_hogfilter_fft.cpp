@@ -82,7 +82,9 @@ std::unique_ptr<Detector> make (const std::string &model, const std::string &tun
   cfg.hit_capacity = 1 << 22;
   cfg.tuning = tuning;
   std::string err;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  std::unique_ptr<Detector> det;
+  if (gpudetect::Error e_ = Detector::create (cfg, &det))
+    err = e_.message;
   CHECK_MSG (det != nullptr, "%s (%s): %s", model.c_str (), tuning.c_str (), err.c_str ());
   return det;
 }
@@ -90,14 +92,14 @@ std::unique_ptr<Detector> make (const std::string &model, const std::string &tun
 void run (Detector &det, const Grey &g, std::map<Key, float> *hits, std::vector<Detection> *objects) {
   FrameResult res;
   det.set_threshold (-1e30);
-  std::string e = det.detect ({g.px.data (), g.cols, g.rows, g.cols, PixelFormat::Gray8}, &res);
+  std::string e = det.detect ({g.px.data (), g.cols, g.rows, g.cols, PixelFormat::Gray8}, &res).message;
   CHECK_MSG (e.empty (), "%s: %s", g.name.c_str (), e.c_str ());
   CHECK (!res.truncated && res.lost == 0);
   for (const RawHit &h : res.hits)
     CHECK_MSG (hits->emplace (Key{h.level, h.x, h.y}, h.score).second, "%s: a window twice", g.name.c_str ());
   // the objects at the model's own threshold
   det.set_threshold (std::nullopt);
-  e = det.detect ({g.px.data (), g.cols, g.rows, g.cols, PixelFormat::Gray8}, &res);
+  e = det.detect ({g.px.data (), g.cols, g.rows, g.cols, PixelFormat::Gray8}, &res).message;
   CHECK (e.empty ());
   *objects = res.objects;
 }
@@ -147,14 +149,16 @@ int main (int argc, char **argv) {
     DetectorConfig cfg;
     cfg.model = m;
     std::string err;
-    auto det = Detector::create (cfg, &err);
+    std::unique_ptr<Detector> det;
+    if (gpudetect::Error e_ = Detector::create (cfg, &det))
+      err = e_.message;
     CHECK_MSG (det != nullptr, "%s: %s", m.c_str (), err.c_str ());
     if (!det)
       continue;
     std::ifstream f (det->model ().path, std::ios::binary);
     std::string text ((std::istreambuf_iterator<char> (f)), std::istreambuf_iterator<char> ());
     HogFilterModel hm;
-    CHECK (parse_hogfilter (text, &hm).empty ());
+    CHECK (parse_hogfilter (text, &hm).message.empty ());
     all.push_back ({m, hm});
   }
   const std::vector<HogFilterModel> mades = {made ("4x4 x 1", 4, 4, 1, 32), made ("6x9 x 3", 6, 9, 3, 24),

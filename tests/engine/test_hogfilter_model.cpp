@@ -65,7 +65,7 @@ std::string edited (const std::string &from, const std::string &to, bool dt = fa
 void expect_error (const std::string &text, const std::string &what) {
   HogFilterModel m;
   m.name = "untouched";
-  const std::string e = parse_hogfilter (text, &m);
+  const std::string e = parse_hogfilter (text, &m).message;
   CHECK_MSG (!e.empty () && e.find (what) != std::string::npos, "expected an error with '%s', got '%s'", what.c_str (),
              e.c_str ());
   CHECK (m.name == "untouched" && m.filters.empty ());
@@ -81,7 +81,7 @@ int main () {
   CHECK (!is_hogfilter_text ("gpudetect-forest 1\n"));
   CHECK (!is_hogfilter_text ("gpudetect-hogfilterx 1\n"));
   HogFilterModel back;
-  const std::string err = parse_hogfilter (text, &back);
+  const std::string err = parse_hogfilter (text, &back).message;
   CHECK_MSG (err.empty (), "%s", err.c_str ());
   CHECK (back.name == m.name && back.rows == 2 && back.cols == 3 && back.iou == m.iou && back.covered == m.covered &&
          back.threshold == m.threshold && back.cell == 8 && back.pyramid_down == 6 && back.min_level_width == 64 &&
@@ -97,7 +97,7 @@ int main () {
   for (char c : text)
     crlf += c == '\n' ? std::string ("\r\n\n# a comment\r\n") : std::string (1, c);
   HogFilterModel b2;
-  const std::string e2 = parse_hogfilter (crlf, &b2);
+  const std::string e2 = parse_hogfilter (crlf, &b2).message;
   CHECK_MSG (e2.empty (), "%s", e2.c_str ());
   CHECK (write_hogfilter (b2) == text);
 
@@ -141,7 +141,7 @@ int main () {
     const HogFilterModel d = dt_model ();
     const std::string dtext = write_hogfilter (d);
     HogFilterModel db;
-    const std::string de = parse_hogfilter (dtext, &db);
+    const std::string de = parse_hogfilter (dtext, &db).message;
     CHECK_MSG (de.empty (), "%s", de.c_str ());
     CHECK (db.features == HogFeatures::DalalTriggs && db.dims () == 36 && db.rows == 3 && db.cols == 2 &&
            db.dt.win_sigma == 3.5 && db.dt.l2hys == 0.25 && !db.dt.gamma && db.dt.scale == 1.1 &&
@@ -175,7 +175,7 @@ int main () {
   // a file cut anywhere is refused, never read past its end
   for (size_t n = 0; n + 1 < text.size (); n += 97) {
     HogFilterModel t;
-    CHECK (!parse_hogfilter (text.substr (0, n), &t).empty ());
+    CHECK (!parse_hogfilter (text.substr (0, n), &t).message.empty ());
   }
   return finish ();
 }

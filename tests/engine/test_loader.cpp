@@ -47,7 +47,7 @@ int main () {
   int loaded = 0;
   for (const std::string &path : all) {
     CascadeModel m;
-    std::string err = load_cascade_file (path, &m);
+    std::string err = load_cascade_file (path, &m).message;
     if (path.find ("licence_plate_rus_16stages") != std::string::npos) {
       CHECK_MSG (err.find ("old-format") != std::string::npos, "%s: %s", path.c_str (), err.c_str ());
       continue;
@@ -65,7 +65,7 @@ int main () {
   // Known shapes.
   {
     CascadeModel m;
-    CHECK (load_cascade_file ("/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml", &m).empty ());
+    CHECK (load_cascade_file ("/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml", &m).message.empty ());
     CHECK (m.feature_type == CascadeModel::FeatureType::Haar && m.max_nodes_per_tree == 2);
     CHECK (m.window_width == 20 && m.window_height == 20 && m.stages.size () == 20);
     CHECK (m.default_label == "face");
@@ -74,19 +74,19 @@ int main () {
   }
   {
     CascadeModel m;
-    CHECK (load_cascade_file ("/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml", &m).empty ());
+    CHECK (load_cascade_file ("/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml", &m).message.empty ());
     CHECK (m.feature_type == CascadeModel::FeatureType::Lbp && m.ncategories == 256);
     CHECK (m.window_width == 45 && m.window_height == 45 && m.max_nodes_per_tree == 1);
   }
   {
     CascadeModel m;
-    CHECK (load_cascade_file ("/usr/share/opencv4/haarcascades/haarcascade_upperbody.xml", &m).empty ());
+    CHECK (load_cascade_file ("/usr/share/opencv4/haarcascades/haarcascade_upperbody.xml", &m).message.empty ());
     CHECK (m.has_tilted);
   }
 
   // A minimal valid model parses; each corruption of it is refused with a message.
   CascadeModel ok;
-  CHECK (parse_cascade_xml (kValidLbp, &ok).empty ());
+  CHECK (parse_cascade_xml (kValidLbp, &ok).message.empty ());
   CHECK (ok.nodes.size () == 1 && ok.nodes[0].subset[7] == 8u);
   struct Bad {
     std::string xml, expect;
@@ -118,13 +118,13 @@ int main () {
   };
   for (const Bad &b : bad) {
     CascadeModel m;
-    std::string err = parse_cascade_xml (b.xml, &m);
+    std::string err = parse_cascade_xml (b.xml, &m).message;
     CHECK_MSG (!err.empty () && err.find (b.expect) != std::string::npos, "expected '%s', got '%s'",
                b.expect.c_str (), err.c_str ());
   }
   {
     CascadeModel m;
-    std::string err = load_cascade_file ("/nonexistent/model.xml", &m);
+    std::string err = load_cascade_file ("/nonexistent/model.xml", &m).message;
     CHECK (err.find ("cannot open") != std::string::npos);
   }
 

@@ -115,19 +115,19 @@ static void run_case (const char *name, const std::string &text,
 
 static std::string cascade (const std::string &t) {
   CascadeModel m;
-  return parse_cascade_xml (t, &m);
+  return parse_cascade_xml (t, &m).message;
 }
 static std::string wb (const std::string &t) {
   WaldBoostModel m;
-  return parse_waldboost (t, &m);
+  return parse_waldboost (t, &m).message;
 }
 static std::string forest (const std::string &t) {
   ForestModel m;
-  return parse_forest (t, &m);
+  return parse_forest (t, &m).message;
 }
 static std::string dpm (const std::string &t) {
   DpmModel m;
-  return parse_dpm_xml (t, &m);
+  return parse_dpm_xml (t, &m).message;
 }
 // A cv::dpm model of `n` root-only components, each root `rows` x `cols`
 // cells holding `data`.
@@ -144,11 +144,15 @@ static std::string dpm_model (int n, int rows, int cols, const std::string &data
 }
 static std::string registry (const std::string &t) {
   std::unique_ptr<Family> f;
-  return load_family_text ("hostile.xml", t, &f);
+  return load_family_text ("hostile.xml", t, &f).message;
 }
+// The tuning text, and the WaldBoost family's reading of its list.
 static std::string tuning (const std::string &t) {
   Tuning k;
-  return parse_tuning (t, &k);
+  if (Error e = parse_tuning (t, &k, family_option_keys ()))
+    return e.message;
+  std::vector<int> divisors;
+  return tuning_list (k, "waldboost-divisors", 6, 1, 1024, false, false, "divisors", &divisors).message;
 }
 
 static std::string replace_first (std::string s, const std::string &from, const std::string &to) {

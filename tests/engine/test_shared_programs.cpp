@@ -24,7 +24,9 @@ std::unique_ptr<Detector> make (const cl::Device *share, const std::string &mode
   c.min_size = {24, 24};
   c.tuning = tuning;
   std::string err;
-  auto d = Detector::create (c, &err);
+  std::unique_ptr<Detector> d;
+  if (gpudetect::Error e_ = Detector::create (c, &d))
+    err = e_.message;
   CHECK_MSG (d != nullptr, "%s", err.c_str ());
   return d;
 }
@@ -38,7 +40,7 @@ int main () {
     return 1;
   }
   cl::Device dev;
-  if (cl::Error e = cl::open_device ("", false, &dev)) {
+  if (Error e = cl::open_device ("", false, &dev)) {
     std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ()); // a device is required here
     return 1;
   }
@@ -51,7 +53,7 @@ int main () {
     auto d = make (nullptr, "lbp-frontalface-improved");
     if (!d)
       return finish ();
-    CHECK (d->detect (frame, &alone).empty ());
+    CHECK (d->detect (frame, &alone).message.empty ());
     CHECK (alone.objects.size () == 1); // the face, as OpenCV finds it (tests/check/elements/gpudetect.c)
     CHECK (d->program_builds () == 1); // its own context's cache
   }
@@ -83,7 +85,7 @@ int main () {
     for (size_t i = 0; i < all.size (); i++)
       threads.emplace_back ([&, i] {
         for (int k = 0; k < 4 && errors[i].empty (); k++)
-          errors[i] = all[i]->detect (frame, &got[i]);
+          errors[i] = all[i]->detect (frame, &got[i]).message;
       });
     for (std::thread &t : threads)
       t.join ();
@@ -97,7 +99,7 @@ int main () {
       CHECK (got[i].hits.size () == alone.hits.size ());
     }
     FrameResult haar;
-    CHECK (c->detect (frame, &haar).empty ());
+    CHECK (c->detect (frame, &haar).message.empty ());
   }
   // Nobody holds the programs any more: they are freed, and built again when asked.
   CHECK (dev.programs->held () == 0);
@@ -119,7 +121,7 @@ int main () {
     CHECK_MSG (cl::program_builds (fresh) == 1, "%llu builds", (unsigned long long) cl::program_builds (fresh));
     for (auto &d : ds) {
       FrameResult r;
-      CHECK (d && d->detect (frame, &r).empty () && r.objects.size () == alone.objects.size ());
+      CHECK (d && d->detect (frame, &r).message.empty () && r.objects.size () == alone.objects.size ());
     }
   }
   return finish ();

@@ -145,7 +145,9 @@ void run_case (const Case &c) {
   cfg.parts = c.parts;
   cfg.schedule = c.schedule;
   std::string err;
-  std::unique_ptr<TemplateSearch> ts = TemplateSearch::create (cfg, &err);
+  std::unique_ptr<TemplateSearch> ts;
+  if (gpudetect::Error e_ = TemplateSearch::create (cfg, &ts))
+    err = e_.message;
   CHECK_MSG (ts != nullptr, "%s", err.c_str ());
   if (!ts)
     return;
@@ -184,7 +186,7 @@ void run_case (const Case &c) {
       }
     const ColorFrame fb = as_format (bsc, W, H, fmt, &store_b);
 
-    cl::Error e = ts->upload (fa);
+    Error e = ts->upload (fa);
     CHECK_MSG (!e, "%s", e.message.c_str ());
     std::vector<uint8_t> dev_rgb;
     e = ts->read_frame (&dev_rgb);
@@ -270,7 +272,9 @@ void run_limited (const Limited &c) {
   cfg.work_group = c.work_group;
   cfg.schedule = c.schedule;
   std::string err;
-  std::unique_ptr<TemplateSearch> ts = TemplateSearch::create (cfg, &err);
+  std::unique_ptr<TemplateSearch> ts;
+  if (gpudetect::Error e_ = TemplateSearch::create (cfg, &ts))
+    err = e_.message;
   CHECK_MSG (ts != nullptr, "template %d radius %d in %zu bytes: %s", c.size, c.radius, c.local_bytes, err.c_str ());
   if (!ts)
     return;
@@ -299,7 +303,7 @@ void run_limited (const Limited &c) {
   // scales 1, above and below 1, one box partly outside the frame
   const std::vector<Box> boxes = {{60, 50, double (c.size), double (c.size)}, {150.3, 90.6, 90, 70}, {-8, 180, 40, 48}};
   const std::vector<int> slots = {0, 1, 2};
-  cl::Error e = ts->upload (fa);
+  Error e = ts->upload (fa);
   if (!e)
     e = ts->update (slots, boxes);
   if (!e)
@@ -409,7 +413,9 @@ Objects run_tracker (const Clip &c, int frames, int upload_queue, bool sync, uin
   cfg.engine.geometry = Geometry::square (32, 16, 8);
   cfg.engine.upload_queue = upload_queue;
   std::string err;
-  std::unique_ptr<Tracker> t = Tracker::create (cfg, &err);
+  std::unique_ptr<Tracker> t;
+  if (gpudetect::Error e_ = Tracker::create (cfg, &t))
+    err = e_.message;
   CHECK_MSG (t != nullptr, "%s", err.c_str ());
   Objects out;
   if (!t)
@@ -418,7 +424,7 @@ Objects run_tracker (const Clip &c, int frames, int upload_queue, bool sync, uin
   std::deque<std::pair<uint64_t, int>> flight;
   auto collect_oldest = [&] () {
     std::vector<TrackedObject> objs;
-    cl::Error e = t->collect (flight.front ().first, &objs);
+    Error e = t->collect (flight.front ().first, &objs);
     CHECK_MSG (!e, "%s", e.message.c_str ());
     std::fill (mem[flight.front ().second].begin (), mem[flight.front ().second].end (), 0x5a);
     flight.pop_front ();
@@ -434,7 +440,7 @@ Objects run_tracker (const Clip &c, int frames, int upload_queue, bool sync, uin
     f.strides[0] = c.w * 4;
     if (sync) {
       std::vector<TrackedObject> objs;
-      cl::Error e = t->process (&f, c.w, c.h, c.dets[n], &objs);
+      Error e = t->process (&f, c.w, c.h, c.dets[n], &objs);
       CHECK_MSG (!e, "%s", e.message.c_str ());
       out.push_back (std::move (objs));
       continue;
@@ -442,7 +448,7 @@ Objects run_tracker (const Clip &c, int frames, int upload_queue, bool sync, uin
     if (t->in_flight () == static_cast<size_t> (t->frames ()))
       collect_oldest ();
     uint64_t ticket = 0;
-    cl::Error e = t->submit (&f, nullptr, c.w, c.h, c.dets[n], &ticket);
+    Error e = t->submit (&f, nullptr, c.w, c.h, c.dets[n], &ticket);
     CHECK_MSG (!e, "%s", e.message.c_str ());
     flight.emplace_back (ticket, n);
     CHECK (t->in_flight () <= static_cast<size_t> (frames));
@@ -558,8 +564,8 @@ int main (int argc, char **argv) {
   {
     TemplateSearch::Config cfg;
     cfg.geometry = Geometry::square (65, 4, 4);
-    std::string err;
-    CHECK (TemplateSearch::create (cfg, &err) == nullptr && !err.empty ());
+    std::unique_ptr<TemplateSearch> ts;
+    CHECK (TemplateSearch::create (cfg, &ts) && !ts);
   }
   return finish ();
 }

@@ -45,7 +45,7 @@ int main (int argc, char **argv) {
   CHECK_MSG (m1 == m2, "the same seed gave different models with 1 and 2 threads");
 
   ForestModel m;
-  const std::string le = parse_forest (m1, &m);
+  const std::string le = parse_forest (m1, &m).message;
   CHECK_MSG (le.empty (), "%s", le.c_str ());
   CHECK (m.stages.size () >= 2 && m.stages.size () <= 120); // it stops once no negative is left to mine
   CHECK (m.window_width == 20 && m.shrink == 2 && m.nodes_per_tree == 7);

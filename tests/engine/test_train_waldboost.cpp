@@ -50,7 +50,7 @@ int main (int argc, char **argv) {
   CHECK_MSG (m1 == m2, "the same seed gave different models with 1 and 2 threads");
 
   WaldBoostModel m;
-  const std::string le = parse_waldboost (m1, &m);
+  const std::string le = parse_waldboost (m1, &m).message;
   CHECK_MSG (le.empty (), "%s", le.c_str ());
   CHECK (m.stages.size () >= 2 && m.stages.size () <= 48); // it stops once no negative is left to mine
   CHECK (m.window_width == 24 && m.window_height == 24);

@@ -67,7 +67,7 @@ int main () {
   {
     WaldBoostModel m = sample_model (40, 1), back;
     const std::string text = write_waldboost_xml (m);
-    std::string err = parse_waldboost (text, &back);
+    std::string err = parse_waldboost (text, &back).message;
     CHECK_MSG (err.empty (), "%s", err.c_str ());
     CHECK (back.name == m.name && back.window_width == 24 && back.window_height == 20);
     CHECK (back.threshold == 0.25 && back.divisors == m.divisors && back.sync_first == 3 && back.sync_step == 2);
@@ -110,7 +110,7 @@ int main () {
   };
   for (const Bad &b : bad) {
     WaldBoostModel m;
-    std::string err = parse_waldboost (b.text, &m);
+    std::string err = parse_waldboost (b.text, &m).message;
     CHECK_MSG (err.find (b.expect) != std::string::npos, "expected '%s', got '%s'", b.expect.c_str (), err.c_str ());
   }
   // A file whose responses could overflow the sum.
@@ -123,7 +123,7 @@ int main () {
       text = replace (text, "</WaldBoostClassifier>",
                       text.substr (text.find ("  <stage "), text.find ("</stage>") + 9 - text.find ("  <stage ")) +
                           "</WaldBoostClassifier>");
-    std::string err = parse_waldboost (text, &back);
+    std::string err = parse_waldboost (text, &back).message;
     CHECK_MSG (err.find ("could sum beyond") != std::string::npos, "%s", err.c_str ());
   }
 

@@ -134,7 +134,9 @@ void compare (const std::string &what, const std::string &model_path, const Wald
   cfg.hit_capacity = 1 << 20; // every raw window, however many a made model accepts
   cfg.tuning = tuning;
   std::string err;
-  std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+  std::unique_ptr<Detector> det;
+  if (gpudetect::Error e_ = Detector::create (cfg, &det))
+    err = e_.message;
   CHECK_MSG (det, "%s [%s]: %s", what.c_str (), tuning.c_str (), err.c_str ());
   if (!det)
     return;
@@ -144,7 +146,7 @@ void compare (const std::string &what, const std::string &model_path, const Wald
     const Grey &img = images[i];
     FrameResult res;
     const Frame f{img.px.data (), img.cols, img.rows, img.cols, PixelFormat::Gray8};
-    err = det->detect (f, &res);
+    err = det->detect (f, &res).message;
     CHECK_MSG (err.empty (), "%s", err.c_str ());
     CHECK (!res.truncated);
     lost += res.lost;
@@ -231,7 +233,7 @@ int main (int argc, char **argv) {
     Case c;
     c.name = model_file.substr (model_file.find_last_of ('/') + 1);
     c.path = model_file;
-    std::string err = load_waldboost_file (model_file, &c.model);
+    std::string err = load_waldboost_file (model_file, &c.model).message;
     CHECK_MSG (err.empty (), "%s", err.c_str ());
     if (err.empty ()) {
       cases.push_back (c);
@@ -247,7 +249,7 @@ int main (int argc, char **argv) {
         p.path = write_temp (write_waldboost_xml (p.model));
         // as the engine reads it (the project's XML: an OpenCV xobjdetect
         // model's prefix is a fixed-point model)
-        const std::string e = load_waldboost_file (p.path, &p.model);
+        const std::string e = load_waldboost_file (p.path, &p.model).message;
         CHECK_MSG (e.empty (), "%s", e.c_str ());
         cases.push_back (p);
       }

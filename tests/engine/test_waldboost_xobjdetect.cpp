@@ -55,7 +55,7 @@ std::string write_temp (const std::string &text) {
 
 std::string parse (const std::string &text, WaldBoostModel *m = nullptr) {
   WaldBoostModel tmp;
-  return parse_waldboost (text, m ? m : &tmp);
+  return parse_waldboost (text, m ? m : &tmp).message;
 }
 
 // Integral image of a flat w x h image of value v.
@@ -164,25 +164,25 @@ int main () {
   {
     WaldBoostModel m;
     const std::string path = std::string (GPUDETECT_TEST_DATA) + "/xobjdetect-lfw-face.xml";
-    std::string e = load_waldboost_file (path, &m);
+    std::string e = load_waldboost_file (path, &m).message;
     CHECK_MSG (e.empty (), "%s", e.c_str ());
     CHECK (m.stages.size () == 1024 && m.float_sums && m.tail_start () == 1024);
     // the registry: a WBDetector file, a cascade, and a storage of neither
     std::unique_ptr<Family> f;
-    e = load_family (path, &f);
+    e = load_family (path, &f).message;
     CHECK_MSG (e.empty () && f && f->info ().family == "waldboost" &&
                    f->info ().description.find ("xobjdetect") != std::string::npos,
                "%s", e.c_str ());
-    e = load_family ("/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml", &f);
+    e = load_family ("/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml", &f).message;
     CHECK_MSG (e.empty () && f && f->info ().family == "cascade", "%s", e.c_str ());
     const std::string other = write_temp ("<?xml version=\"1.0\"?><opencv_storage><matrix><rows>1</rows></matrix>"
                                           "</opencv_storage>");
-    e = load_family (other, &f);
+    e = load_family (other, &f).message;
     CHECK_MSG (e.find ("none of the formats") != std::string::npos && e.find ("xobjdetect") != std::string::npos,
                "%s", e.c_str ());
     unlink (other.c_str ());
     const std::string bad = write_temp (replace (kTwo, "<weak_count>2</weak_count>", "<weak_count>-3</weak_count>"));
-    e = load_family (bad, &f);
+    e = load_family (bad, &f).message;
     CHECK_MSG (e.find ("weak_count") != std::string::npos && e.find (bad) != std::string::npos, "%s", e.c_str ());
     unlink (bad.c_str ());
   }

@@ -56,7 +56,7 @@ static void check_model (const CascadeModel &m) {
 
 extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
   CascadeModel m;
-  const std::string err = parse_cascade_xml (fuzz_text (data, size), &m);
+  const std::string err = parse_cascade_xml (fuzz_text (data, size), &m).message;
   if (!err.empty ()) {
     FUZZ_CHECK (m.stages.empty () && m.nodes.empty (), "a refused model was partly filled in: %s", err.c_str ());
     return 0;

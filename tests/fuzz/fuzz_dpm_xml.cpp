@@ -31,11 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
   // documents that are not XML are the shared parser's (the xml target's;
   // libxml2's messages quote names whole)
   xml::Doc doc;
-  if (!xml::parse (fuzz_text (data, size), &doc).empty ())
+  if (!xml::parse (fuzz_text (data, size), &doc).message.empty ())
     return 0;
   DpmModel m;
   m.sbin = 6;
-  const std::string err = read_dpm_storage (xml::root (doc), &m);
+  const std::string err = read_dpm_storage (xml::root (doc), &m).message;
   if (!err.empty ()) {
     FUZZ_CHECK (m.sbin == 6 && m.components.empty (), "a refused model was partly filled in: %s", err.c_str ());
     FUZZ_CHECK (err.size () < 400, "a message of %zu bytes", err.size ());

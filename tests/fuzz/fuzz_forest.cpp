@@ -39,7 +39,7 @@ static void check_same (const ForestModel &a, const ForestModel &b) {
 extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
   ForestModel m;
   m.name = "untouched";
-  const std::string err = parse_forest (fuzz_text (data, size), &m);
+  const std::string err = parse_forest (fuzz_text (data, size), &m).message;
   if (!err.empty ()) {
     FUZZ_CHECK (m.name == "untouched" && m.nodes.empty () && m.stages.empty (), "a refused model was partly filled "
                                                                                  "in: %s", err.c_str ());
@@ -80,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
               device_nodes);
   const std::string written = write_forest (m);
   ForestModel back;
-  const std::string err2 = parse_forest (written, &back);
+  const std::string err2 = parse_forest (written, &back).message;
   FUZZ_CHECK (err2.empty (), "the written model does not load: %s", err2.c_str ());
   check_same (m, back);
   FUZZ_CHECK (write_forest (back) == written, "writing the model again gives another text");

@@ -20,7 +20,7 @@ static bool same (double a, double b) { return std::memcmp (&a, &b, sizeof a) ==
 extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
   HogFilterModel m;
   m.name = "untouched";
-  const std::string err = parse_hogfilter (fuzz_text (data, size), &m);
+  const std::string err = parse_hogfilter (fuzz_text (data, size), &m).message;
   if (!err.empty ()) {
     FUZZ_CHECK (m.name == "untouched" && m.filters.empty (), "a refused model was partly filled in: %s", err.c_str ());
     FUZZ_CHECK (err.size () < 400, "a message of %zu bytes", err.size ());
@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
   }
   const std::string written = write_hogfilter (m);
   HogFilterModel back;
-  const std::string err2 = parse_hogfilter (written, &back);
+  const std::string err2 = parse_hogfilter (written, &back).message;
   FUZZ_CHECK (err2.empty (), "the written model does not load: %s", err2.c_str ());
   FUZZ_CHECK (back.name == m.name && back.cell == m.cell && back.pyramid_down == m.pyramid_down &&
                   back.min_level_width == m.min_level_width && back.min_level_height == m.min_level_height &&

@@ -32,7 +32,7 @@ static void check_same (const WaldBoostModel &a, const WaldBoostModel &b) {
 
 extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
   WaldBoostModel m;
-  const std::string err = parse_waldboost (fuzz_text (data, size), &m);
+  const std::string err = parse_waldboost (fuzz_text (data, size), &m).message;
   if (!err.empty ()) {
     FUZZ_CHECK (m.stages.empty (), "a refused model was partly filled in: %s", err.c_str ());
     return 0;
@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
                 "a stage outside the window or with negT above posT");
   const std::string written = write_waldboost_xml (m);
   WaldBoostModel back;
-  const std::string err2 = parse_waldboost (written, &back);
+  const std::string err2 = parse_waldboost (written, &back).message;
   FUZZ_CHECK (err2.empty (), "the written model does not load: %s", err2.c_str ());
   check_same (m, back);
   FUZZ_CHECK (write_waldboost_xml (back) == written, "writing the model again gives another text");

@@ -13,13 +13,13 @@ using namespace gpudetect;
 
 extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
   xml::Doc doc;
-  if (!xml::parse (fuzz_text (data, size), &doc).empty ())
+  if (!xml::parse (fuzz_text (data, size), &doc).message.empty ())
     return 0;
   const xmlNode *root = xml::root (doc);
   if (!is_waldboost_xobjdetect (root))
     return 0;
   WaldBoostModel m;
-  const std::string err = read_waldboost_xobjdetect (root, &m);
+  const std::string err = read_waldboost_xobjdetect (root, &m).message;
   if (!err.empty ()) {
     FUZZ_CHECK (m.stages.empty (), "a refused model was partly filled in: %s", err.c_str ());
     return 0;

@@ -198,12 +198,12 @@ int main (int argc, char **argv) {
   }
   std::vector<LabelledImage> images;
   std::vector<std::string> negatives;
-  if (std::string e = read_face_list (data, "faces-eval.txt", &images); !e.empty ()) {
-    std::fprintf (stderr, "%s\n", e.c_str ());
+  if (gpudetect::Error e = read_face_list (data, "faces-eval.txt", &images)) {
+    std::fprintf (stderr, "%s\n", e.message.c_str ());
     return 1;
   }
-  if (std::string e = read_path_list (data, "negatives-eval.txt", &negatives); !e.empty ())
-    std::fprintf (stderr, "%s (no face-free images)\n", e.c_str ());
+  if (gpudetect::Error e = read_path_list (data, "negatives-eval.txt", &negatives))
+    std::fprintf (stderr, "%s (no face-free images)\n", e.message.c_str ());
   const size_t n_faces_images = images.size ();
   for (const std::string &p : negatives)
     images.push_back ({p, {}, {}});
@@ -220,7 +220,9 @@ int main (int argc, char **argv) {
     cfg.levels_per_octave = levels_per_octave;
     cfg.slots = 1;
     std::string err;
-    std::unique_ptr<Detector> det = Detector::create (cfg, &err);
+    std::unique_ptr<Detector> det;
+    if (gpudetect::Error e_ = Detector::create (cfg, &det))
+      err = e_.message;
     if (!det) {
       std::fprintf (stderr, "%s: %s\n", m.c_str (), err.c_str ());
       return 1;
@@ -228,7 +230,7 @@ int main (int argc, char **argv) {
     const std::string name = "gpudetect " + m + (levels_per_octave ? " N " + std::to_string (levels_per_octave) : "");
     Tally t = run (name, images, n_faces_images, [&] (Image &img, std::vector<Box> *boxes) {
       FrameResult r;
-      const std::string e = det->detect ({img.px.data (), img.width, img.height, img.width, PixelFormat::Gray8}, &r);
+      const std::string e = det->detect ({img.px.data (), img.width, img.height, img.width, PixelFormat::Gray8}, &r).message;
       for (const Detection &d : r.objects)
         boxes->push_back ({double (d.rect.x), double (d.rect.y), double (d.rect.width), double (d.rect.height)});
       return e;

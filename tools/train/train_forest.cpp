@@ -562,8 +562,8 @@ int main (int argc, char **argv) {
   const int ncx = model.cells_x (), ncy = model.cells_y ();
 
   TrainingSet data;
-  if (std::string e = load_training_set (o.data, &data); !e.empty ()) {
-    std::fprintf (stderr, "%s\n", e.c_str ());
+  if (gpudetect::Error e = load_training_set (o.data, &data)) {
+    std::fprintf (stderr, "%s\n", e.message.c_str ());
     return 1;
   }
   Samples S;
@@ -753,8 +753,8 @@ int main (int argc, char **argv) {
     return 1;
   }
   ForestModel check;
-  if (std::string e = load_forest_file (o.out, &check); !e.empty ()) {
-    std::fprintf (stderr, "the model written does not read back: %s\n", e.c_str ());
+  if (gpudetect::Error e = load_forest_file (o.out, &check)) {
+    std::fprintf (stderr, "the model written does not read back: %s\n", e.message.c_str ());
     return 1;
   }
   std::printf ("wrote %s\n", o.out.c_str ());

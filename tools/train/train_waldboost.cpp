@@ -274,8 +274,8 @@ private:
     const Frame f{img.px.data () + static_cast<size_t> (dy) * img.width + dx, img.width - dx, img.height - dy,
                   img.width, PixelFormat::Gray8};
     FrameResult r;
-    if (std::string e = engine->detect (f, &r); !e.empty ()) {
-      std::fprintf (stderr, "mining on the device: %s\n", e.c_str ());
+    if (gpudetect::Error e = engine->detect (f, &r)) {
+      std::fprintf (stderr, "mining on the device: %s\n", e.message.c_str ());
       std::exit (1);
     }
     if (r.truncated || r.lost)
@@ -505,8 +505,8 @@ int main (int argc, char **argv) {
 
   // Positives.
   TrainingSet data;
-  if (std::string e = load_training_set (o.data, &data); !e.empty ()) {
-    std::fprintf (stderr, "%s\n", e.c_str ());
+  if (gpudetect::Error e = load_training_set (o.data, &data)) {
+    std::fprintf (stderr, "%s\n", e.message.c_str ());
     return 1;
   }
   const std::vector<LabelledImage> &faces = data.faces;
@@ -584,7 +584,8 @@ int main (int argc, char **argv) {
       cfg.slots = 1;
       cfg.hit_capacity = 1 << 16;
       std::string err;
-      engine = Detector::create (cfg, &err);
+      if (gpudetect::Error e_ = Detector::create (cfg, &engine))
+        err = e_.message;
       if (!engine) {
         std::fprintf (stderr, "mining on the device: %s\n", err.c_str ());
         std::exit (1);
@@ -727,8 +728,8 @@ int main (int argc, char **argv) {
     return 1;
   }
   WaldBoostModel check;
-  if (std::string e = load_waldboost_file (o.out, &check); !e.empty ()) {
-    std::fprintf (stderr, "the model written does not read back: %s\n", e.c_str ());
+  if (gpudetect::Error e = load_waldboost_file (o.out, &check)) {
+    std::fprintf (stderr, "the model written does not read back: %s\n", e.message.c_str ());
     return 1;
   }
   std::remove (mining_model.c_str ());

@@ -8,6 +8,8 @@
 #endif
 #include <CL/cl.h>
 
+#include "error.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,12 +21,6 @@ namespace cl {
 
 const char *status_to_string (cl_int status);
 
-// Errors travel as values: an empty string means success.
-struct Error {
-  std::string message;
-  explicit operator bool () const { return !message.empty (); }
-};
-
 // Formats "call failed: CL_STATUS (file:line)" for a failed OpenCL call.
 std::string call_error (const char *expr, cl_int status, const char *file, int line);
 
@@ -32,7 +28,7 @@ std::string call_error (const char *expr, cl_int status, const char *file, int l
   do {                                                                         \
     cl_int _st = (expr);                                                       \
     if (_st != CL_SUCCESS)                                                     \
-      return ::gpudetect::cl::Error{                                           \
+      return ::gpudetect::Error{                                           \
           ::gpudetect::cl::call_error (#expr, _st, __FILE__, __LINE__)};       \
   } while (0)
 
@@ -190,6 +186,8 @@ template <typename T> Error upload_vector (const Device &dev, Mem *m, const std:
 
 uint64_t fnv1a (const void *data, size_t len, uint64_t h = 1469598103934665603ull);
 
+// One kernel argument (cl::TypedKernel, kernel.h, sets them all in one
+// typed call).
 template <typename T> cl_int set_arg (cl_kernel k, cl_uint i, const T &v) {
   return clSetKernelArg (k, i, sizeof (T), &v);
 }
@@ -197,14 +195,6 @@ inline cl_int set_arg (cl_kernel k, cl_uint i, const Mem &m) {
   cl_mem h = m.get ();
   return clSetKernelArg (k, i, sizeof (cl_mem), &h);
 }
-// Arguments first, first + 1, ... of a kernel.
-template <typename... A> cl_int set_args_from (cl_kernel k, cl_uint first, const A &...a) {
-  cl_uint i = first;
-  cl_int st = CL_SUCCESS;
-  ((st = (st == CL_SUCCESS ? set_arg (k, i++, a) : st)), ...);
-  return st;
-}
-template <typename... A> cl_int set_args (cl_kernel k, const A &...a) { return set_args_from (k, 0, a...); }
 
 } // namespace cl
 

@@ -17,6 +17,7 @@
 #include "cl/cl.h"
 #include "frame.h"
 #include "pyramid.h"
+#include "runtime/runtime.h"
 #include "tuning.h"
 
 #include <cmath>
@@ -61,24 +62,11 @@ struct ModelInfo {
   Size2 window;            // detection window in level pixels
 };
 
-// The phases a frame's commands are timed under (StageTimes).
-enum class Phase { Upload, Pyramid, Integral, Tilted, First, Rest, Readback };
-
 // Where the family's kernels build: the device, the schedule, the knobs.
 struct BuildEnv {
   const cl::Device &dev;
   const Tuning &tuning;
   bool gpu_schedule; // many lanes, or few cores (CPUs)
-};
-
-struct ProgramSpec {
-  std::string source;
-  uint64_t hash = 0;   // of everything in source
-  std::string options;
-  std::string ptx_register_limits; // "kernel=N,..." (NVIDIA; see cl::build_program)
-  // An option whose build failure is retried without it (and without the
-  // register limits): code a driver may refuse, with a portable fallback.
-  std::string optional_option;
 };
 
 // NVIDIA's own OpenCL platform: the shared compaction's counts through warp
@@ -93,17 +81,18 @@ inline void add_warp_ptx (const cl::DeviceInfo &dev, ProgramSpec *out) {
 }
 
 // A frame's launches: the core chains the first after the upload, and keeps
-// each command's profiling event under its phase.
+// each command's profiling event under its phase (an index into the
+// family's Family::phases).
 class Launcher {
 public:
   virtual ~Launcher () = default;
-  virtual cl::Error launch (cl_kernel k, size_t global, size_t local, Phase phase) = 0;
+  virtual Error launch (cl_kernel k, size_t global, size_t local, int phase) = 0;
   // Commands a library enqueues itself (VkFFT's transforms): `enqueue` gets
   // the frame's in-order queue, after the launches before; `launches` of its
   // kernels are counted with the frame's.  They carry no profiling event:
   // the frame's device time (first command to last) includes them, its
   // phases do not.  Never a frame's first command.
-  virtual cl::Error library (const std::function<cl::Error (cl_command_queue)> &enqueue, int launches) {
+  virtual Error library (const std::function<Error (cl_command_queue)> &enqueue, int launches) {
     return {"this launcher runs no library commands"};
   }
 };
@@ -118,8 +107,13 @@ struct FrameBuffers {
 
 class Family {
 public:
+  // `phases`: the names of the phases its launches are timed under.
+  explicit Family (std::vector<std::string> phases) : phases_ (std::move (phases)) {}
   virtual ~Family () = default;
   virtual const ModelInfo &info () const = 0;
+  // The phases its launches are timed under (StageTimes), named for people:
+  // Launcher::launch's `phase` indexes this list.
+  const std::vector<std::string> &phases () const { return phases_; }
   // What `threshold` means for this family, for documentation and logs.
   virtual const char *threshold_meaning () const = 0;
   // Why a frame's candidates can be lost with this family (FrameResult::
@@ -127,21 +121,27 @@ public:
   // families that keep no list of their own.
   virtual const char *lost_hint () const { return ""; }
 
-  virtual cl::Error program (const BuildEnv &env, ProgramSpec *out) = 0;
-  virtual cl::Error setup (const BuildEnv &env, const cl::Program &program) = 0;
+  // Reads and checks its own expert knobs (Tuning::family: the keys its
+  // family_option_keys entry declares, families/registry.h), before program().
+  virtual Error options (const Tuning &t) { return {}; }
+  virtual Error program (const BuildEnv &env, ProgramSpec *out) = 0;
+  virtual Error setup (const BuildEnv &env, const cl::Program &program) = 0;
   // The schedule the family settled on (it may need the CPU schedule on a
   // device too small for its GPU work-groups).
   virtual bool gpu_schedule () const = 0;
 
   virtual PyramidGeometry plan (int width, int height, const SearchParams &p) const = 0;
-  virtual cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+  virtual Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                               const SearchParams &p) = 0;
   // Search parameters that need no new geometry (the threshold).
-  virtual cl::Error parameters (const SearchParams &p) { return {}; }
-  virtual cl::Error enqueue (const FrameBuffers &frame, Launcher &l) = 0;
+  virtual Error parameters (const SearchParams &p) { return {}; }
+  virtual Error enqueue (const FrameBuffers &frame, Launcher &l) = 0;
 
   virtual std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                          const SearchParams &p) const = 0;
+
+private:
+  std::vector<std::string> phases_;
 };
 
 } // namespace gpudetect

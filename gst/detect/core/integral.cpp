@@ -25,19 +25,18 @@ std::string IntegralPyramid::options () const {
   return o;
 }
 
-cl::Error IntegralPyramid::create_kernels (const cl::Program &program) {
-  const std::pair<cl::Kernel *, const char *> ks[] = {
-      {&rows_, gpu_schedule_ ? "pyramid_rows" : "pyramid_rows_seq"},
-      {&cols_, gpu_schedule_ ? "integral_cols_blocked" : "integral_cols_rows"},
-      {&tilt_a_, "tilted_anti"},
-      {&tilt_b_, "tilted_diag"}};
-  for (const auto &[k, name] : ks)
-    if (cl::Error e = cl::create_kernel (program, name, k))
-      return e;
-  return {};
+Error IntegralPyramid::create_kernels (const cl::Program &program) {
+  if (Error e = gpu_schedule_ ? rows_.create (program, "pyramid_rows") : rows_seq_.create (program, "pyramid_rows_seq"))
+    return e;
+  if (Error e = gpu_schedule_ ? cols_.create (program, "integral_cols_blocked")
+                              : cols_rows_.create (program, "integral_cols_rows"))
+    return e;
+  if (Error e = tilt_a_.create (program, "tilted_anti"))
+    return e;
+  return tilt_b_.create (program, "tilted_diag");
 }
 
-cl::Error IntegralPyramid::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout) {
+Error IntegralPyramid::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout) {
   if (layout.height >= (1 << 17))
     return {"frames of " + std::to_string (layout.height) + " rows are not supported (at most 131071)"};
   std::vector<cl_int8> lv;
@@ -65,66 +64,58 @@ cl::Error IntegralPyramid::geometry (const cl::Device &dev, const PyramidGeometr
   nrowgroups_ = static_cast<int> (rowgroups.size ());
   nrows_ = g.total_rows;
   stride_ = g.stride;
-  if (cl::Error e = cl::upload_vector (dev, &levels_, lv)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &xtab_, g.xtab)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &ytab_, g.ytab)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &xfirst_, g.xtab_first)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &yfirst_, g.ytab_first)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &row_map_, gpu_schedule_ ? rowgroups : g.row_map)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &diag_map_, diag)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &colblock_map_, colblocks)) return e;
+  if (Error e = cl::upload_vector (dev, &levels_, lv)) return e;
+  if (Error e = cl::upload_vector (dev, &xtab_, g.xtab)) return e;
+  if (Error e = cl::upload_vector (dev, &ytab_, g.ytab)) return e;
+  if (Error e = cl::upload_vector (dev, &xfirst_, g.xtab_first)) return e;
+  if (Error e = cl::upload_vector (dev, &yfirst_, g.ytab_first)) return e;
+  if (Error e = cl::upload_vector (dev, &row_map_, gpu_schedule_ ? rowgroups : g.row_map)) return e;
+  if (Error e = cl::upload_vector (dev, &diag_map_, diag)) return e;
+  if (Error e = cl::upload_vector (dev, &colblock_map_, colblocks)) return e;
   const size_t plane = static_cast<size_t> (std::max (g.rows, 1)) * std::max (g.stride, 1) * sizeof (cl_uint);
   // The CPU schedule's vector loads for 16 windows reach up to 32 values past
   // the last window's: room for them after the last level.
   const size_t slack = 64 * sizeof (cl_uint);
-  if (cl::Error e = cl::make_buffer (dev, &sum_, (planes_.narrow ? plane / 2 : plane) + slack)) return e;
-  if (cl::Error e = cl::make_buffer (dev, &sqsum_, planes_.sqsum ? plane + slack : 16)) return e;
-  if (cl::Error e = cl::make_buffer (dev, &tilted_, planes_.tilted ? plane : 16)) return e;
+  if (Error e = cl::make_buffer (dev, &sum_, (planes_.narrow ? plane / 2 : plane) + slack)) return e;
+  if (Error e = cl::make_buffer (dev, &sqsum_, planes_.sqsum ? plane + slack : 16)) return e;
+  if (Error e = cl::make_buffer (dev, &tilted_, planes_.tilted ? plane : 16)) return e;
 
-  const cl_int src_stride = layout.stride (), src_bpp = layout.bpp ();
-  const cl_int4 rgb = rgb_offsets (layout.format);
-  // Arguments 0 (the frame), 13/14 or 14/15 (counters, candidates) are set
-  // in enqueue().
-  bound_[0] = bound_[1] = bound_[2] = nullptr;
-  if (gpu_schedule_) {
-    GPUDETECT_CL_TRY (cl::set_args (rows_.get (), cl::Mem (), src_stride, src_bpp, rgb, levels_, xtab_, ytab_,
-                                    xfirst_, yfirst_, row_map_, sum_, sqsum_, stride_));
-    GPUDETECT_CL_TRY (cl::set_args (cols_.get (), levels_, colblock_map_, sum_, sqsum_, stride_));
-  } else {
-    const cl_int nrows = nrows_, nb = ncolblocks_;
-    GPUDETECT_CL_TRY (cl::set_args (rows_.get (), cl::Mem (), src_stride, src_bpp, rgb, levels_, xtab_, ytab_,
-                                    xfirst_, yfirst_, row_map_, nrows, sum_, sqsum_, stride_));
-    GPUDETECT_CL_TRY (cl::set_args (cols_.get (), levels_, colblock_map_, nb, sum_, sqsum_, stride_));
-  }
-  if (planes_.tilted)
-    for (cl_kernel k : {tilt_a_.get (), tilt_b_.get ()})
-      GPUDETECT_CL_TRY (cl::set_args (k, levels_, diag_map_, static_cast<cl_int> (ndiag_), sum_, tilted_, stride_));
+  src_stride_ = layout.stride ();
+  src_bpp_ = layout.bpp ();
+  rgb_ = rgb_offsets (layout.format);
   return {};
 }
 
-cl::Error IntegralPyramid::enqueue (const FrameBuffers &frame, const cl::Mem &counters, Launcher &l) {
-  // Arguments change only with the slot (a host call each, so only when they do).
-  const cl_uint first = gpu_schedule_ ? 13 : 14; // counters, then candidates
-  const std::pair<cl_uint, const cl::Mem *> args[] = {{0, &frame.src}, {first, &counters}, {first + 1, &frame.candidates}};
-  for (size_t i = 0; i < 3; i++)
-    if (bound_[i] != args[i].second->get ()) {
-      GPUDETECT_CL_TRY (cl::set_arg (rows_.get (), args[i].first, *args[i].second));
-      bound_[i] = args[i].second->get ();
-    }
+Error IntegralPyramid::enqueue (const FrameBuffers &frame, const cl::Mem &counters, const Phases &phases,
+                                Launcher &l) {
   if (gpu_schedule_) {
-    if (cl::Error e = l.launch (rows_.get (), static_cast<size_t> (nrowgroups_) * rows_wg_, rows_wg_, Phase::Pyramid))
+    if (Error e = rows_.set (frame.src, src_stride_, src_bpp_, rgb_, levels_, xtab_, ytab_, xfirst_, yfirst_, row_map_,
+                             sum_, sqsum_, stride_, counters, frame.candidates))
+      return e;
+    if (Error e = l.launch (rows_.get (), static_cast<size_t> (nrowgroups_) * rows_wg_, rows_wg_, phases.pyramid))
       return e;
   } else {
-    if (cl::Error e = l.launch (rows_.get (), round_up (nrows_, 16), 16, Phase::Pyramid))
+    if (Error e = rows_seq_.set (frame.src, src_stride_, src_bpp_, rgb_, levels_, xtab_, ytab_, xfirst_, yfirst_,
+                                 row_map_, cl_int (nrows_), sum_, sqsum_, stride_, counters, frame.candidates))
+      return e;
+    if (Error e = l.launch (rows_seq_.get (), round_up (nrows_, 16), 16, phases.pyramid))
       return e;
   }
   if (planes_.tilted)
-    for (cl_kernel k : {tilt_a_.get (), tilt_b_.get ()})
-      if (cl::Error e = l.launch (k, round_up (ndiag_, 64), 64, Phase::Tilted))
+    for (auto *k : {&tilt_a_, &tilt_b_}) {
+      if (Error e = k->set (levels_, diag_map_, cl_int (ndiag_), sum_, tilted_, stride_))
         return e;
-  if (gpu_schedule_)
-    return l.launch (cols_.get (), static_cast<size_t> (ncolblocks_) * 256, 256, Phase::Integral);
-  return l.launch (cols_.get (), round_up (ncolblocks_, 8), 8, Phase::Integral);
+      if (Error e = l.launch (k->get (), round_up (ndiag_, 64), 64, phases.tilted))
+        return e;
+    }
+  if (gpu_schedule_) {
+    if (Error e = cols_.set (levels_, colblock_map_, sum_, sqsum_, stride_))
+      return e;
+    return l.launch (cols_.get (), static_cast<size_t> (ncolblocks_) * 256, 256, phases.integral);
+  }
+  if (Error e = cols_rows_.set (levels_, colblock_map_, cl_int (ncolblocks_), sum_, sqsum_, stride_))
+    return e;
+  return l.launch (cols_rows_.get (), round_up (ncolblocks_, 8), 8, phases.integral);
 }
 
 } // namespace gpudetect

@@ -148,7 +148,7 @@ std::string label_for_model (const std::string &path) {
   return stem.empty () ? "object" : stem;
 }
 
-std::string read_model_file (const std::string &path, std::string *out) {
+Error read_model_file (const std::string &path, std::string *out) {
   std::ifstream f (path, std::ios::binary);
   if (!f)
     return "cannot open model file '" + path + "': " + std::strerror (errno);

@@ -3,6 +3,7 @@
 // family reads a file is decided by its content (families/registry.h).
 #pragma once
 
+#include "cl/error.h"
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -36,6 +37,6 @@ std::string label_for_model (const std::string &path);
 
 // Reads a whole model file (at most kMaxModelFileBytes).  Returns an empty
 // string on success, else a message naming the file.
-std::string read_model_file (const std::string &path, std::string *out);
+Error read_model_file (const std::string &path, std::string *out);
 
 } // namespace gpudetect

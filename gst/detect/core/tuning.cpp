@@ -2,6 +2,8 @@
 
 #include "numbers.h"
 
+#include <algorithm>
+#include <cstdlib>
 
 namespace gpudetect {
 
@@ -14,7 +16,7 @@ std::string trim (const std::string &s) {
 
 } // namespace
 
-std::string parse_tuning (const std::string &text, Tuning *out) {
+Error parse_tuning (const std::string &text, Tuning *out, const std::vector<std::string> &family_keys) {
   Tuning t = *out;
   size_t start = 0;
   while (start <= text.size ()) {
@@ -50,63 +52,8 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
         return bad ("expected a count");
     } else if (key == "build-options") {
       t.build_options = value;
-    } else if (key == "cascade-first-stages") {
-      if (!to_int (value, 1, 64, &t.cascade_first_stages))
-        return bad ("expected 1 to 64");
-    } else if (key == "cascade-vector-stages") {
-      if (!to_int (value, 0, 100000, &t.cascade_vector_stages))
-        return bad ("expected a count");
-    } else if (key == "waldboost-divisors") {
-      std::vector<int> d;
-      size_t p = 0;
-      while (p <= value.size ()) {
-        size_t q = value.find (',', p);
-        if (q == std::string::npos)
-          q = value.size ();
-        int v;
-        if (!to_int (trim (value.substr (p, q - p)), 1, 1024, &v))
-          return bad ("expected 1 to 6 divisors in [1, 1024], comma separated");
-        d.push_back (v);
-        if (d.size () > 6)
-          return bad ("expected 1 to 6 divisors in [1, 1024], comma separated");
-        p = q + 1;
-      }
-      if (d.empty () || d.size () > 6)
-        return bad ("expected 1 to 6 divisors in [1, 1024], comma separated");
-      t.waldboost_divisors = d;
-    } else if (key == "waldboost-sync-first") {
-      if (!to_int (value, 1, 100000, &t.waldboost_sync_first))
-        return bad ("expected 1 to 100000");
-    } else if (key == "waldboost-sync-step") {
-      if (!to_int (value, 1, 100000, &t.waldboost_sync_step))
-        return bad ("expected 1 to 100000");
-    } else if (key == "forest-regroup") {
-      std::vector<int> r;
-      const char *want = "expected none or 1 to 4 increasing stages in [1, 100000], comma separated";
-      if (value != "none") {
-        size_t p = 0;
-        while (p <= value.size ()) {
-          size_t q = value.find (',', p);
-          if (q == std::string::npos)
-            q = value.size ();
-          int v;
-          if (r.size () == 4 || !to_int (trim (value.substr (p, q - p)), 1, 100000, &v) || (!r.empty () && v <= r.back ()))
-            return bad (want);
-          r.push_back (v);
-          p = q + 1;
-        }
-      }
-      t.forest_regroup_set = true;
-      t.forest_regroup = r;
-    } else if (key == "hog-eval") {
-      if (value == "direct")
-        t.hog_eval = Tuning::HogEval::Direct;
-      else if (value == "fft")
-        t.hog_eval = Tuning::HogEval::Fft;
-      else if (value == "auto")
-        t.hog_eval = Tuning::HogEval::Auto;
-      else
-        return bad ("expected direct, fft or auto");
+    } else if (std::find (family_keys.begin (), family_keys.end (), key) != family_keys.end ()) {
+      t.family[key] = value;
     } else {
       return "unknown tuning key " + quoted (key);
     }
@@ -115,12 +62,74 @@ std::string parse_tuning (const std::string &text, Tuning *out) {
   return {};
 }
 
-std::string make_tuning (const std::string &config, Tuning *t) {
+Error make_tuning (const std::string &config, Tuning *t, const std::vector<std::string> &family_keys) {
   *t = Tuning ();
   if (const char *env = std::getenv ("GPUDETECT_TUNING"))
-    if (std::string e = parse_tuning (env, t); !e.empty ())
-      return "GPUDETECT_TUNING: " + e;
-  return parse_tuning (config, t);
+    if (Error e = parse_tuning (env, t, family_keys))
+      return "GPUDETECT_TUNING: " + e.message;
+  return parse_tuning (config, t, family_keys);
+}
+
+namespace {
+const std::string *family_value (const Tuning &t, const std::string &key) {
+  auto it = t.family.find (key);
+  return it == t.family.end () ? nullptr : &it->second;
+}
+Error bad_entry (const std::string &key, const std::string &value, const std::string &want) {
+  return "tuning entry " + quoted (key + "=" + value) + ": expected " + want;
+}
+} // namespace
+
+Error tuning_int (const Tuning &t, const std::string &key, int lo, int hi, int *out) {
+  const std::string *v = family_value (t, key);
+  if (v && !to_int (*v, lo, hi, out))
+    return bad_entry (key, *v, std::to_string (lo) + " to " + std::to_string (hi));
+  return {};
+}
+
+Error tuning_list (const Tuning &t, const std::string &key, size_t max, int lo, int hi, bool increasing, bool none,
+                   const char *what, std::vector<int> *out, bool *set) {
+  const std::string *v = family_value (t, key);
+  if (set)
+    *set = v != nullptr;
+  if (!v)
+    return {};
+  const std::string want = std::string (none ? "none or " : "") + "1 to " + std::to_string (max) + " " + what +
+                           " in [" + std::to_string (lo) + ", " + std::to_string (hi) + "], comma separated";
+  std::vector<int> r;
+  if (none && *v == "none") {
+    *out = r;
+    return {};
+  }
+  size_t p = 0;
+  while (p <= v->size ()) {
+    size_t q = v->find (',', p);
+    if (q == std::string::npos)
+      q = v->size ();
+    int x;
+    if (r.size () == max || !to_int (trim (v->substr (p, q - p)), lo, hi, &x) ||
+        (increasing && !r.empty () && x <= r.back ()))
+      return bad_entry (key, *v, want);
+    r.push_back (x);
+    p = q + 1;
+  }
+  *out = r;
+  return {};
+}
+
+Error tuning_choice (const Tuning &t, const std::string &key, const std::vector<std::string> &choices, int *out) {
+  const std::string *v = family_value (t, key);
+  if (!v)
+    return {};
+  for (size_t i = 0; i < choices.size (); i++)
+    if (*v == choices[i]) {
+      *out = static_cast<int> (i);
+      return {};
+    }
+  std::string want;
+  for (size_t i = 0; i < choices.size (); i++)
+    want += (i == 0 ? "" : i + 1 == choices.size () ? " or " : ", ") + choices[i];
+  return bad_entry (key, *v, want);
 }
 
 } // namespace gpudetect

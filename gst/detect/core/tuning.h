@@ -7,6 +7,9 @@
 // configuration's entries win.
 #pragma once
 
+#include "cl/error.h"
+
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,45 +35,32 @@ struct Tuning {
   // build-options=...: appended to the OpenCL build options.
   std::string build_options;
 
-  // Boosted cascades (OpenCV).
-  // cascade-first-stages=N (GPU schedule): stages cascade_first runs
-  // (default 2, 1 for LBP models without warp votes).
-  int cascade_first_stages = 0;
-  // cascade-vector-stages=N (CPU schedule): stages run over 16 windows at
-  // once (default: LBP 3, Haar the stages within 100 trees; 0: none).
-  int cascade_vector_stages = -1;
-
-  // WaldBoost.
-  // waldboost-divisors=8,4,4,4: each step of the staged reduction stops once
-  // at most 1/D of its windows survive (default: the model's, else 8,4,4,4).
-  std::vector<int> waldboost_divisors;
-  // waldboost-sync-first=N, waldboost-sync-step=N: stages every window runs
-  // before the first survivor count, and between counts (default: the
-  // model's, else the engine's).
-  int waldboost_sync_first = 0, waldboost_sync_step = 0;
-
-  // Random-forest cascades.
-  // forest-regroup=11,154,600 (GPU schedule): the stages before which the
-  // windows still alive are compacted into a list and the evaluation is
-  // launched again over it (0 to 4 increasing stages; "none": one dense
-  // launch through every stage; default 11,154,600).
-  bool forest_regroup_set = false;
-  std::vector<int> forest_regroup;
-
-  // Linear HOG filters.
-  // hog-eval=direct|fft|auto: filters correlated directly, or through the
-  // frequency domain (patchworks and VkFFT, families/hogfilter/fftconv.h);
-  // auto (default): the faster for the model on the device, by the measured
-  // crossover (docs/benchmarks.md).
-  enum class HogEval { Auto, Direct, Fft };
-  HogEval hog_eval = HogEval::Auto;
+  // The families' own knobs, "key" -> "value" as written (e.g.
+  // waldboost-divisors=8,4,4,4): each family declares its keys and reads and
+  // checks their values itself (Family::options, families/registry.h
+  // family_option_keys; README's tuning table lists them).
+  std::map<std::string, std::string> family;
 };
 
-// Applies "key=value;key=value" to `t`.  Returns an empty string on success,
-// else a message naming the entry at fault (and leaves `t` unchanged).
-std::string parse_tuning (const std::string &text, Tuning *t);
+// Applies "key=value;key=value" to `t`: the keys above, and those of
+// `family_keys` (the knobs the families declare) into Tuning::family.  On a
+// malformed entry or another key, an error naming the entry (and `t` stays
+// as it was).
+Error parse_tuning (const std::string &text, Tuning *t, const std::vector<std::string> &family_keys = {});
 
 // GPUDETECT_TUNING, then `config`, over the defaults.
-std::string make_tuning (const std::string &config, Tuning *t);
+Error make_tuning (const std::string &config, Tuning *t, const std::vector<std::string> &family_keys = {});
+
+// A family's reading of its knob `key` where the text set it (else `*out`
+// stays as it was), the error naming the entry and what it takes:
+// an integer in [lo, hi];
+Error tuning_int (const Tuning &t, const std::string &key, int lo, int hi, int *out);
+// 1 to `max` integers in [lo, hi], comma separated, strictly increasing
+// where asked, or "none" for none where allowed ("expected ... `what` ...");
+// `*set` says whether the text set it;
+Error tuning_list (const Tuning &t, const std::string &key, size_t max, int lo, int hi, bool increasing, bool none,
+                   const char *what, std::vector<int> *out, bool *set = nullptr);
+// one of `choices` (its index).
+Error tuning_choice (const Tuning &t, const std::string &key, const std::vector<std::string> &choices, int *out);
 
 } // namespace gpudetect

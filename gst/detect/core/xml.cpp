@@ -20,7 +20,7 @@ struct CtxtFree {
 
 } // namespace
 
-std::string parse (const std::string &text, Doc *out) {
+Error parse (const std::string &text, Doc *out) {
   if (text.size () > kMaxModelFileBytes)
     return "model file is larger than 64 MiB";
   if (text.empty ())

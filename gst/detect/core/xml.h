@@ -3,6 +3,7 @@
 // entity references never expanded, bounded sizes, numbers parsed strictly.
 #pragma once
 
+#include "cl/error.h"
 #include "numbers.h"
 
 #include <libxml/tree.h>
@@ -30,7 +31,7 @@ using Doc = std::unique_ptr<xmlDoc, DocFree>;
 // Parses a whole document from memory (at most the model-file limit of
 // core/models.h, at most kMaxMarkup markup starts).  Returns an empty string on success, else a message naming
 // the line and libxml2's reason.
-std::string parse (const std::string &text, Doc *out);
+Error parse (const std::string &text, Doc *out);
 
 // The document's root element (null if none).
 const xmlNode *root (const Doc &doc);

@@ -4,6 +4,7 @@
 #include "dpm/family.h"
 #include "forest/family.h"
 #include "hogfilter/family.h"
+#include "hogfilter/fftconv.h"
 #include "waldboost/family.h"
 #include "core/models.h"
 #include "core/xml.h"
@@ -18,22 +19,22 @@ struct ModelText {
   std::string path, text;
   xml::Doc doc;
   const xmlNode *root = nullptr;
-  std::string xml_error; // why it is not XML, if it is not
+  Error xml_error; // why it is not XML, if it is not
 };
 
 struct Entry {
   const char *format;
   bool (*recognises) (const ModelText &m);
-  std::string (*make) (const ModelText &m, std::unique_ptr<Family> *out);
+  Error (*make) (const ModelText &m, std::unique_ptr<Family> *out);
 };
 
 // An XML model: read by its family's loader, named after its file, made
 // into the family.
-template <typename Model, std::string (*Read) (const xmlNode *, Model *),
+template <typename Model, Error (*Read) (const xmlNode *, Model *),
           std::unique_ptr<Family> (*Make) (Model)>
-std::string from_xml (const ModelText &m, std::unique_ptr<Family> *out) {
+Error from_xml (const ModelText &m, std::unique_ptr<Family> *out) {
   Model model;
-  if (std::string e = Read (m.root, &model); !e.empty ())
+  if (Error e = Read (m.root, &model))
     return e;
   model.path = m.path;
   model.default_label = label_for_model (m.path);
@@ -42,9 +43,9 @@ std::string from_xml (const ModelText &m, std::unique_ptr<Family> *out) {
 }
 
 // A random-forest cascade (text, families/forest/csv.cpp).
-std::string from_forest (const ModelText &m, std::unique_ptr<Family> *out) {
+Error from_forest (const ModelText &m, std::unique_ptr<Family> *out) {
   ForestModel model;
-  if (std::string e = parse_forest (m.text, &model); !e.empty ())
+  if (Error e = parse_forest (m.text, &model))
     return e;
   model.path = m.path;
   model.default_label = label_for_model (m.path);
@@ -53,9 +54,9 @@ std::string from_forest (const ModelText &m, std::unique_ptr<Family> *out) {
 }
 
 // Linear HOG filters (text, families/hogfilter/text.cpp).
-std::string from_hogfilter (const ModelText &m, std::unique_ptr<Family> *out) {
+Error from_hogfilter (const ModelText &m, std::unique_ptr<Family> *out) {
   HogFilterModel model;
-  if (std::string e = parse_hogfilter (m.text, &model); !e.empty ())
+  if (Error e = parse_hogfilter (m.text, &model))
     return e;
   model.path = m.path;
   model.default_label = label_for_model (m.path);
@@ -84,6 +85,17 @@ const Entry kFamilies[] = {
 
 } // namespace
 
+const std::vector<std::string> &family_option_keys () {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto *list : {&cascade_option_keys (), &waldboost_option_keys (), &forest_option_keys ()})
+      k.insert (k.end (), list->begin (), list->end ());
+    k.push_back (kHogEvalKey);
+    return k;
+  }();
+  return keys;
+}
+
 std::string known_model_formats () {
   std::string s;
   const size_t n = sizeof kFamilies / sizeof kFamilies[0];
@@ -92,14 +104,14 @@ std::string known_model_formats () {
   return s;
 }
 
-std::string load_family (const std::string &path, std::unique_ptr<Family> *out) {
+Error load_family (const std::string &path, std::unique_ptr<Family> *out) {
   std::string text;
-  if (std::string e = read_model_file (path, &text); !e.empty ())
+  if (Error e = read_model_file (path, &text))
     return e;
   return load_family_text (path, text, out);
 }
 
-std::string load_family_text (const std::string &path, const std::string &text, std::unique_ptr<Family> *out) {
+Error load_family_text (const std::string &path, const std::string &text, std::unique_ptr<Family> *out) {
   ModelText m;
   m.path = path;
   m.text = text;
@@ -108,12 +120,12 @@ std::string load_family_text (const std::string &path, const std::string &text, 
   for (const Entry &f : kFamilies) {
     if (!f.recognises (m))
       continue;
-    if (std::string e = f.make (m, out); !e.empty ())
-      return "model file '" + path + "': " + e;
+    if (Error e = f.make (m, out))
+      return "model file '" + path + "': " + e.message;
     return {};
   }
-  if (!m.xml_error.empty ())
-    return "model file '" + path + "': " + m.xml_error;
+  if (m.xml_error)
+    return "model file '" + path + "': " + m.xml_error.message;
   return "model file '" + path + "' is none of the formats gpudetect reads: " + known_model_formats ();
 }
 

@@ -36,10 +36,10 @@ static cl_int convert_format (ColorFormat f) {
   return f == ColorFormat::Nv12 ? 0 : f == ColorFormat::I420 ? 1 : f == ColorFormat::Gray8 ? 3 : 2;
 }
 
-cl::Error TemplateSearch::upload_async (int frame, const ColorFrame &f) {
+Error TemplateSearch::upload_async (int frame, const ColorFrame &f) {
   Impl &m = *impl_;
   FrameSlot *fs = nullptr;
-  if (cl::Error e = m.slot (frame, &fs))
+  if (Error e = m.slot (frame, &fs))
     return e;
   if (f.width <= 0 || f.height <= 0 || !f.planes[0])
     return {"invalid frame"};
@@ -51,7 +51,7 @@ cl::Error TemplateSearch::upload_async (int frame, const ColorFrame &f) {
       return {"invalid frame plane"};
   cl_event wait[1];
   cl_uint nwait = 0;
-  if (cl::Error e = m.prepare (*fs, f.width, f.height, bytes[0] + bytes[1] + bytes[2], wait, &nwait))
+  if (Error e = m.prepare (*fs, f.width, f.height, bytes[0] + bytes[1] + bytes[2], wait, &nwait))
     return e;
   size_t off[3] = {0, 0, 0};
   for (int i = 1; i < n; i++)
@@ -65,24 +65,24 @@ cl::Error TemplateSearch::upload_async (int frame, const ColorFrame &f) {
   const int writes = adjacent ? 1 : n;
   fs->upload_events.resize (writes);
   for (int i = 0; i < writes; i++)
-    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.uq (), fs->raw.get (), CL_FALSE, off[i],
+    GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.rt.uploads (), fs->raw.get (), CL_FALSE, off[i],
                                             adjacent ? off[n - 1] + bytes[n - 1] : bytes[i], f.planes[i],
                                             i == 0 ? nwait : 0, i == 0 && nwait ? wait : nullptr,
-                                            m.ev (&fs->upload_events[i])));
+                                            m.rt.profiled (&fs->upload_events[i])));
   const int strides[3] = {f.strides[0], n > 1 ? f.strides[1] : 0, n > 2 ? f.strides[2] : 0};
-  if (cl::Error e = m.enqueue_convert (*fs, fs->raw, convert_format (f.format), off, strides, rgb_offsets (f.format),
+  if (Error e = m.enqueue_convert (*fs, fs->raw, convert_format (f.format), off, strides, rgb_offsets (f.format),
                                        0, nullptr))
     return e;
   m.uploads++;
   return {};
 }
 
-cl::Error TemplateSearch::attach (int frame, std::shared_ptr<const DeviceFrame> d) {
+Error TemplateSearch::attach (int frame, std::shared_ptr<const DeviceFrame> d) {
   Impl &m = *impl_;
   FrameSlot *fs = nullptr;
-  if (cl::Error e = m.slot (frame, &fs))
+  if (Error e = m.slot (frame, &fs))
     return e;
-  if (!d || !d->mem || d->context != m.dev.context.get ())
+  if (!d || !d->mem || d->context != m.rt.device ().context.get ())
     return {"the shared frame lies on another OpenCL context"};
   if (d->width <= 0 || d->height <= 0 || d->planes < 1 || d->planes > 3)
     return {"invalid shared frame"};
@@ -98,45 +98,34 @@ cl::Error TemplateSearch::attach (int frame, std::shared_ptr<const DeviceFrame> 
   }
   cl_event wait[2];
   cl_uint nwait = 0;
-  if (cl::Error e = m.prepare (*fs, d->width, d->height, 16, wait, &nwait))
+  if (Error e = m.prepare (*fs, d->width, d->height, 16, wait, &nwait))
     return e;
   if (d->uploaded)
     wait[nwait++] = d->uploaded.get ();
   const int strides[3] = {d->stride[0], d->stride[1], d->stride[2]};
-  if (cl::Error e = m.enqueue_convert (*fs, d->mem, format, d->offset, strides, rgb, nwait, wait))
+  if (Error e = m.enqueue_convert (*fs, d->mem, format, d->offset, strides, rgb, nwait, wait))
     return e;
   fs->shared = std::move (d);
   m.attached++;
   return {};
 }
 
-cl::Error TemplateSearch::upload (const ColorFrame &f) {
-  if (cl::Error e = upload_async (0, f))
+Error TemplateSearch::upload (const ColorFrame &f) {
+  if (Error e = upload_async (0, f))
     return e;
   return wait_upload (0);
 }
 
-cl::Error TemplateSearch::wait_upload (int frame) {
+Error TemplateSearch::wait_upload (int frame) {
   Impl &m = *impl_;
   FrameSlot *fs = nullptr;
-  if (cl::Error e = m.slot (frame, &fs))
+  if (Error e = m.slot (frame, &fs))
     return e;
-  if (fs->converted) {
-    cl_event e = fs->converted.get ();
-    GPUDETECT_CL_TRY (clWaitForEvents (1, &e));
-  }
+  if (fs->converted)
+    if (Error e = runtime::wait (fs->converted.get (), "the frame's conversion failed on the device"))
+      return e;
   fs->shared.reset (); // converted: the other engine's frame is free again
   return {};
-}
-
-static double span_us (const cl::Event &e) {
-  if (!e)
-    return 0;
-  cl_ulong a = 0, b = 0;
-  if (clGetEventProfilingInfo (e.get (), CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) != CL_SUCCESS ||
-      clGetEventProfilingInfo (e.get (), CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) != CL_SUCCESS)
-    return 0;
-  return (b - a) / 1000.0;
 }
 
 Times TemplateSearch::last_times () const {
@@ -144,23 +133,19 @@ Times TemplateSearch::last_times () const {
   const FrameSlot &f = m.frames[m.current];
   Times t;
   for (const cl::Event &e : f.upload_events)
-    t.upload += span_us (e);
-  t.convert = span_us (f.converted);
-  t.extract = span_us (f.extract_event);
-  t.search = span_us (f.search_event);
-  if (f.reduce_event && f.search_event) { // first start to last end
-    cl_ulong a = 0, b = 0;
-    if (clGetEventProfilingInfo (f.search_event.get (), CL_PROFILING_COMMAND_START, sizeof a, &a, nullptr) ==
-            CL_SUCCESS &&
-        clGetEventProfilingInfo (f.reduce_event.get (), CL_PROFILING_COMMAND_END, sizeof b, &b, nullptr) ==
-            CL_SUCCESS)
-      t.search = (b - a) / 1000.0;
-  }
-  t.readback = span_us (f.read_event);
+    t.upload += runtime::span_us (e);
+  t.convert = runtime::span_us (f.converted);
+  t.extract = runtime::span_us (f.extract_event);
+  // the search and its parts' reduction: first start to last end
+  cl_ulong first = ~0ull, last = 0;
+  t.search = runtime::span_us (f.search_event, &first, &last);
+  if (f.reduce_event && runtime::span_us (f.reduce_event, &first, &last) > 0)
+    t.search = (last - first) / 1000.0;
+  t.readback = runtime::span_us (f.read_event);
   return t;
 }
 
-cl::Error TemplateSearch::read_frame (std::vector<uint8_t> *rgbx) {
+Error TemplateSearch::read_frame (std::vector<uint8_t> *rgbx) {
   Impl &m = *impl_;
   const FrameSlot &f = m.frames[m.current];
   rgbx->resize (static_cast<size_t> (f.fw) * f.fh * 4);
@@ -168,28 +153,28 @@ cl::Error TemplateSearch::read_frame (std::vector<uint8_t> *rgbx) {
     return {};
   cl_event wait[1];
   const cl_uint nwait = m.wait_converted (f, wait);
-  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), f.rgb.get (), CL_TRUE, 0, rgbx->size (), rgbx->data (),
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.rt.queue (), f.rgb.get (), CL_TRUE, 0, rgbx->size (), rgbx->data (),
                                          nwait, nwait ? wait : nullptr, nullptr));
   return {};
 }
 
-cl::Error TemplateSearch::read_template (int slot, std::vector<uint8_t> *rgbm) {
+Error TemplateSearch::read_template (int slot, std::vector<uint8_t> *rgbm) {
   Impl &m = *impl_;
   if (slot < 0 || slot >= m.slots)
     return {"no such slot"};
   rgbm->resize (m.template_bytes ());
-  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), m.templates.get (), CL_TRUE, m.template_bytes () * slot,
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.rt.queue (), m.templates.get (), CL_TRUE, m.template_bytes () * slot,
                                          m.template_bytes (), rgbm->data (), 0, nullptr, nullptr));
   return {};
 }
 
-cl::Error TemplateSearch::read_distances (int request, std::vector<uint32_t> *d) {
+Error TemplateSearch::read_distances (int request, std::vector<uint32_t> *d) {
   Impl &m = *impl_;
   if (request < 0 || request >= m.last_requests)
     return {"no such request in the last search"};
   const size_t n = static_cast<size_t> (m.cfg.geometry.positions_w ()) * m.cfg.geometry.positions_h ();
   d->resize (n);
-  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), m.dmap.get (), CL_TRUE, n * sizeof (cl_uint) * request,
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.rt.queue (), m.dmap.get (), CL_TRUE, n * sizeof (cl_uint) * request,
                                          n * sizeof (cl_uint), d->data (), 0, nullptr, nullptr));
   return {};
 }

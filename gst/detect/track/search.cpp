@@ -84,60 +84,38 @@ const ScheduleDefault schedule_defaults[] = {
 };
 } // namespace
 
-std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, std::string *error) {
+Error TemplateSearch::create (const Config &config, std::unique_ptr<TemplateSearch> *out) {
   auto impl = std::make_unique<Impl> ();
   Impl &m = *impl;
   m.cfg = config;
   const Geometry &g = m.cfg.geometry;
   if (g.template_w < 1 || g.template_h < 1 || g.template_w > 64 || g.template_h > 64 ||
-      g.search_w < g.template_w || g.search_h < g.template_h || g.alt_distance < 1) {
-    *error = "invalid search geometry (templates 1..64 pixels a side, search area at least the template)";
-    return nullptr;
-  }
-  if (config.frames < 1 || config.frames > 64) {
-    *error = "frames in flight must be 1 to 64";
-    return nullptr;
-  }
-  if (config.offsets_per_item < 0 || config.offsets_per_item > 8 || config.parts < -1) {
-    *error = "offsets per work-item must be 0 (the device's default) to 8 and parts -1 (the default), 0 (automatic) "
+      g.search_w < g.template_w || g.search_h < g.template_h || g.alt_distance < 1)
+    return "invalid search geometry (templates 1..64 pixels a side, search area at least the template)";
+  if (config.frames < 1 || config.frames > 64)
+    return "frames in flight must be 1 to 64";
+  if (config.offsets_per_item < 0 || config.offsets_per_item > 8 || config.parts < -1)
+    return "offsets per work-item must be 0 (the device's default) to 8 and parts -1 (the default), 0 (automatic) "
              "or more";
-    return nullptr;
-  }
   if (m.cfg.mask.empty ())
     m.cfg.mask = default_mask (g.template_w, g.template_h);
-  if (m.cfg.mask.size () != static_cast<size_t> (g.template_w) * g.template_h) {
-    *error = "membership mask size differs from the template's";
-    return nullptr;
-  }
-  if (config.share) {
-    if (cl::Error e = cl::attach_device (*config.share, config.profile, &m.dev)) {
-      *error = e.message;
-      return nullptr;
-    }
-  } else if (cl::Error e = cl::open_device (config.device, config.profile, &m.dev)) {
-    *error = e.message;
-    return nullptr;
-  }
-  const bool gpu = (m.dev.info.type & CL_DEVICE_TYPE_GPU) || (m.dev.info.type & CL_DEVICE_TYPE_ACCELERATOR);
+  if (m.cfg.mask.size () != static_cast<size_t> (g.template_w) * g.template_h)
+    return "membership mask size differs from the template's";
+  if (Error e = m.rt.open (config.device, config.share, config.profile))
+    return e;
+  const cl::DeviceInfo &dev = m.rt.info ();
+  const bool gpu = runtime::many_lanes (dev);
   m.gpu = gpu;
-  if (config.upload_queue > 0 || (config.upload_queue < 0 && gpu)) {
-    cl_int st = CL_SUCCESS;
-    m.upload_queue.reset (clCreateCommandQueue (m.dev.context.get (), m.dev.info.id,
-                                                config.profile ? CL_QUEUE_PROFILING_ENABLE : 0, &st));
-    if (st != CL_SUCCESS) {
-      *error = std::string ("could not create the upload queue: ") + cl::status_to_string (st);
-      return nullptr;
-    }
-  }
+  if (config.upload_queue > 0 || (config.upload_queue < 0 && gpu))
+    if (Error e = m.rt.add_upload_queue ())
+      return "could not create the upload queue: " + e.message;
   m.frames.resize (config.frames);
   // Work-group: a power of two within the device's limit.
   int wg = config.work_group > 0 ? config.work_group : 256;
-  while (wg > 1 && static_cast<size_t> (wg) > m.dev.info.max_work_group)
+  while (wg > 1 && static_cast<size_t> (wg) > dev.max_work_group)
     wg /= 2;
-  if (wg & (wg - 1)) {
-    *error = "the work-group size must be a power of two";
-    return nullptr;
-  }
+  if (wg & (wg - 1))
+    return "the work-group size must be a power of two";
   m.wg = wg;
 
   // The schedules to try: the configuration's, or the device kind's defaults.
@@ -152,19 +130,18 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
     m.schedule = choice.schedule;
     m.planner.geometry = g;
     m.planner.work_group = config.work_group;
-    m.planner.compute_units = m.dev.info.compute_units;
+    m.planner.compute_units = dev.compute_units;
     m.planner.kx = config.offsets_per_item > 0 ? config.offsets_per_item : choice.offsets_per_item;
     m.planner.parts = config.parts >= 0 ? config.parts : choice.parts;
     if (m.schedule == Schedule::Rows && config.schedule == Schedule::Rows && config.parts > 1) {
-      *error = "the rows schedule searches each template in one work-group (parts 1); parts are the tiles'";
-      return nullptr;
+      return "the rows schedule searches each template in one work-group (parts 1); parts are the tiles'";
     }
     // Rows: offset rows per band, as many search-area rows as the local
     // memory budget holds beside the template and the reduction arrays.
     size_t budget = config.local_bytes > 0 ? config.local_bytes : 32768;
     const size_t fixed_bytes = m.template_bytes () + static_cast<size_t> (wg) * 8 + 256;
-    if (m.dev.info.local_mem > 0)
-      budget = std::min<size_t> (budget, m.dev.info.local_mem > fixed_bytes ? m.dev.info.local_mem - fixed_bytes : 0);
+    if (dev.local_mem > 0)
+      budget = std::min<size_t> (budget, dev.local_mem > fixed_bytes ? dev.local_mem - fixed_bytes : 0);
     const size_t row_bytes = static_cast<size_t> (g.search_w + m.planner.kx - 1) * 4; // rows padded for the last group of offsets
     const long rows = static_cast<long> (budget / row_bytes) - (g.template_h - 1);
     if (rows < 1 && m.schedule == Schedule::Rows) {
@@ -178,7 +155,7 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
       // the template's rows whole or in chunks, the area rows of one offset
       // row at least beside them (1 KB for the driver's own use and the
       // kernel's small arrays: the kernel's own count replaces it once built)
-      m.planner.max_wg = std::min<size_t> (m.dev.info.max_work_group, 1024);
+      m.planner.max_wg = std::min<size_t> (dev.max_work_group, 1024);
       if (!m.planner.choose_chunks (m.tiles_local_bytes (), 1024)) {
         why = "the tiles' area rows do not fit in the device's local memory (" +
               std::to_string (m.tiles_local_bytes ()) + " bytes)";
@@ -189,12 +166,14 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
     break;
   }
   if (!why.empty ()) {
-    *error = why;
-    return nullptr;
+    return why;
   }
   m.sad_ptx = m.schedule == Schedule::Tiles && config.sad_ptx != 0 &&
-              m.dev.info.platform_name.find ("NVIDIA") != std::string::npos;
+              dev.platform_name.find ("NVIDIA") != std::string::npos;
 
+  ProgramSpec spec;
+  spec.source = kernels::track_source;
+  spec.hash = kernels::track_hash;
   const std::string opts = "-cl-std=CL1.2 -D TW=" + std::to_string (g.template_w) + " -D TH=" +
                            std::to_string (g.template_h) + " -D SW=" + std::to_string (g.search_w) + " -D SH=" +
                            std::to_string (g.search_h) + " -D BAND=" + std::to_string (m.band) + " -D WG=" +
@@ -203,57 +182,46 @@ std::unique_ptr<TemplateSearch> TemplateSearch::create (const Config &config, st
   // Tiles: a second build where the kernel's own local memory, as the
   // driver counts it, leaves the chunks chosen no room.
   for (int attempt = 0;; attempt++) {
-    const std::string all =
+    spec.options =
         opts + (m.schedule == Schedule::Tiles ? " -D TILES -D TCH=" + std::to_string (m.planner.tch) : std::string ());
-    cl::Error built = cl::build_program (m.dev, kernels::track_source, kernels::track_hash,
-                                         all + (m.sad_ptx ? " -D SAD_PTX" : ""), &m.program, &m.from_cache);
-    if (built && m.sad_ptx) { // a driver that refuses the inline PTX: the integer SAD
-      m.sad_ptx = false;
-      built = cl::build_program (m.dev, kernels::track_source, kernels::track_hash, all, &m.program, &m.from_cache);
-    }
-    if (built) {
-      *error = built.message;
-      return nullptr;
-    }
+    // a driver that refuses the inline PTX: the integer SAD
+    spec.optional_option = m.sad_ptx ? " -D SAD_PTX" : "";
+    spec.options += spec.optional_option;
+    if (Error e = m.rt.build (spec, {}, &m.program, &m.from_cache, &m.sad_ptx))
+      return e;
     const bool tiles = m.schedule == Schedule::Tiles;
-    for (auto [name, k] : {std::pair<const char *, cl::Kernel *>{"track_convert", &m.convert},
-                           {"track_extract", &m.extract},
-                           {tiles ? "track_search_tiles" : "track_search", tiles ? &m.tiles : &m.search},
-                           {tiles ? "track_reduce_parts" : nullptr, &m.reduce_parts}})
-      if (name)
-        if (cl::Error e = cl::create_kernel (m.program, name, k)) {
-          *error = e.message;
-          return nullptr;
-        }
+    for (Error e : {m.convert.create (*m.program, "track_convert"), m.extract.create (*m.program, "track_extract"),
+                    tiles ? m.tiles.create (*m.program, "track_search_tiles")
+                          : m.search.create (*m.program, "track_search"),
+                    tiles ? m.reduce_parts.create (*m.program, "track_reduce_parts") : Error ()})
+      if (e)
+        return e;
     if (m.schedule != Schedule::Tiles)
       break;
     size_t kwg = 0;
     cl_ulong klocal = 0;
-    if (clGetKernelWorkGroupInfo (m.tiles.get (), m.dev.info.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
+    if (clGetKernelWorkGroupInfo (m.tiles.get (), dev.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
                                   nullptr) != CL_SUCCESS)
-      kwg = m.dev.info.max_work_group;
-    if (clGetKernelWorkGroupInfo (m.tiles.get (), m.dev.info.id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klocal, &klocal,
+      kwg = dev.max_work_group;
+    if (clGetKernelWorkGroupInfo (m.tiles.get (), dev.id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klocal, &klocal,
                                   nullptr) != CL_SUCCESS)
       klocal = 0;
     const size_t local = m.tiles_local_bytes ();
     if (klocal > 0) // the kernel's own local arrays, as the driver counts them
       m.planner.local_words = local > klocal + 1024 ? (local - klocal - 1024) / 4 : 0;
-    m.planner.max_wg = std::min<size_t> ({kwg, m.dev.info.max_work_group, 1024});
+    m.planner.max_wg = std::min<size_t> ({kwg, dev.max_work_group, 1024});
     TilePlan plan;
     if (m.planner.plan (1, &plan))
       break;
     const size_t counted = m.planner.template_words () * 4;
     const int tch = m.planner.tch;
-    if (attempt > 0 || klocal <= counted || !m.planner.choose_chunks (local, 1024 + (klocal - counted)) || m.planner.tch == tch) {
-      *error = "the tiles' area rows do not fit in the device's local memory (" + std::to_string (local) + " bytes)";
-      return nullptr;
-    }
+    if (attempt > 0 || klocal <= counted || !m.planner.choose_chunks (local, 1024 + (klocal - counted)) || m.planner.tch == tch)
+    return "the tiles' area rows do not fit in the device's local memory (" + std::to_string (local) + " bytes)";
   }
-  if (cl::Error e = cl::upload_vector (m.dev, &m.mask, m.cfg.mask)) {
-    *error = e.message;
-    return nullptr;
-  }
-  return std::unique_ptr<TemplateSearch> (new TemplateSearch (std::move (impl)));
+  if (Error e = cl::upload_vector (m.rt.device (), &m.mask, m.cfg.mask))
+    return e;
+  out->reset (new TemplateSearch (std::move (impl)));
+  return {};
 }
 
 TemplateSearch::TemplateSearch (std::unique_ptr<Impl> impl) : impl_ (std::move (impl)) {}
@@ -264,7 +232,7 @@ TemplateSearch::~TemplateSearch () {
 }
 
 const Geometry &TemplateSearch::geometry () const { return impl_->cfg.geometry; }
-const cl::Device &TemplateSearch::device () const { return impl_->dev; }
+const cl::Device &TemplateSearch::device () const { return impl_->rt.device (); }
 int TemplateSearch::work_group () const { return impl_->wg; }
 int TemplateSearch::band_rows () const { return impl_->band; }
 int TemplateSearch::offsets_per_item () const { return impl_->planner.kx; }
@@ -290,36 +258,36 @@ int TemplateSearch::parts_for (int templates) const {
 int TemplateSearch::capacity () const { return impl_->slots; }
 bool TemplateSearch::built_from_cache () const { return impl_->from_cache; }
 
-cl::Error TemplateSearch::reserve (int n) {
+Error TemplateSearch::reserve (int n) {
   Impl &m = *impl_;
   if (n <= m.slots)
     return {};
   const int want = std::max (n, m.slots * 2);
   cl::Mem next;
-  if (cl::Error e = cl::make_buffer (m.dev, &next, m.template_bytes () * want))
+  if (Error e = cl::make_buffer (m.rt.device (), &next, m.template_bytes () * want))
     return e;
   if (m.slots > 0)
-    GPUDETECT_CL_TRY (clEnqueueCopyBuffer (m.dev.queue.get (), m.templates.get (), next.get (), 0, 0,
+    GPUDETECT_CL_TRY (clEnqueueCopyBuffer (m.rt.queue (), m.templates.get (), next.get (), 0, 0,
                                            m.template_bytes () * m.slots, 0, nullptr, nullptr));
   // zeroed templates (weight 0) for the new slots, so that a blend into a new slot is the new appearance
   const cl_uchar zero = 0;
-  GPUDETECT_CL_TRY (clEnqueueFillBuffer (m.dev.queue.get (), next.get (), &zero, 1, m.template_bytes () * m.slots,
+  GPUDETECT_CL_TRY (clEnqueueFillBuffer (m.rt.queue (), next.get (), &zero, 1, m.template_bytes () * m.slots,
                                          m.template_bytes () * (want - m.slots), 0, nullptr, nullptr));
-  GPUDETECT_CL_TRY (clFinish (m.dev.queue.get ()));
+  GPUDETECT_CL_TRY (clFinish (m.rt.queue ()));
   m.templates = std::move (next);
   m.slots = want;
   return {};
 }
 
-cl::Error TemplateSearch::update (const std::vector<int> &slots, const std::vector<Box> &boxes, int blend) {
+Error TemplateSearch::update (const std::vector<int> &slots, const std::vector<Box> &boxes, int blend) {
   return update_in (0, slots, boxes, blend);
 }
 
-cl::Error TemplateSearch::update_in (int frame, const std::vector<int> &slots, const std::vector<Box> &boxes,
+Error TemplateSearch::update_in (int frame, const std::vector<int> &slots, const std::vector<Box> &boxes,
                                      int blend) {
   Impl &m = *impl_;
   FrameSlot *fs = nullptr;
-  if (cl::Error e = m.slot (frame, &fs))
+  if (Error e = m.slot (frame, &fs))
     return e;
   if (slots.size () != boxes.size ())
     return {"slots and boxes differ in number"};
@@ -336,31 +304,32 @@ cl::Error TemplateSearch::update_in (int frame, const std::vector<int> &slots, c
     const Grid gr = grid_for (boxes[i], m.cfg.geometry);
     req.insert (req.end (), {slots[i], gr.ox, gr.oy, gr.sx, gr.sy, std::clamp (blend, 0, 256)});
   }
-  if (cl::Error e = reserve (top))
+  if (Error e = reserve (top))
     return e;
   cl::Mem rq;
-  if (cl::Error e = cl::upload_vector (m.dev, &rq, req))
+  if (Error e = cl::upload_vector (m.rt.device (), &rq, req))
     return e;
   const cl_int w = fs->fw, h = fs->fh;
-  GPUDETECT_CL_TRY (cl::set_args (m.extract.get (), fs->rgb, w, h, rq, m.mask, m.templates));
+  if (Error e = m.extract.set (fs->rgb, w, h, rq, m.mask, m.templates))
+    return e;
   const size_t px = static_cast<size_t> (m.cfg.geometry.template_w) * m.cfg.geometry.template_h;
   const size_t gws[2] = {(px + 63) / 64 * 64, slots.size ()};
   const size_t lws[2] = {64, 1};
   cl_event wait[1];
   const cl_uint nwait = m.wait_converted (*fs, wait);
-  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.extract.get (), 2, nullptr, gws, lws, nwait,
+  GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.rt.queue (), m.extract.get (), 2, nullptr, gws, lws, nwait,
                                             nwait ? wait : nullptr, fs->extract_event.out ()));
   fs->last_use.reset (fs->extract_event.get ());
   clRetainEvent (fs->extract_event.get ());
-  GPUDETECT_CL_TRY (clFlush (m.dev.queue.get ()));
+  GPUDETECT_CL_TRY (clFlush (m.rt.queue ()));
   return {};
 }
 
-cl::Error TemplateSearch::search_async (int frame, const std::vector<int> &slots, const std::vector<Box> &predicted) {
+Error TemplateSearch::search_async (int frame, const std::vector<int> &slots, const std::vector<Box> &predicted) {
   Impl &m = *impl_;
   const Geometry &g = m.cfg.geometry;
   FrameSlot *fs = nullptr;
-  if (cl::Error e = m.slot (frame, &fs))
+  if (Error e = m.slot (frame, &fs))
     return e;
   fs->searching = false;
   if (slots.size () != predicted.size ())
@@ -387,16 +356,16 @@ cl::Error TemplateSearch::search_async (int frame, const std::vector<int> &slots
     fs->req.insert (fs->req.end (), {slots[i], gr.ox, gr.oy, gr.sx, gr.sy});
   }
   const size_t n = slots.size ();
-  if (cl::Error e = m.grow (&fs->requests, &fs->requests_size, fs->req.size () * sizeof (cl_int)))
+  if (Error e = m.rt.grow (&fs->requests, &fs->requests_size, fs->req.size () * sizeof (cl_int)))
     return e;
-  if (cl::Error e = m.grow (&m.dmap, &m.dmap_size,
+  if (Error e = m.rt.grow (&m.dmap, &m.dmap_size,
                             n * static_cast<size_t> (g.positions_w ()) * g.positions_h () * sizeof (cl_uint)))
     return e;
   fs->res.assign (n * 4, 0);
   cl::Mem results;
-  if (cl::Error e = cl::make_buffer (m.dev, &results, fs->res.size () * sizeof (cl_uint)))
+  if (Error e = cl::make_buffer (m.rt.device (), &results, fs->res.size () * sizeof (cl_uint)))
     return e;
-  GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.dev.queue.get (), fs->requests.get (), CL_FALSE, 0,
+  GPUDETECT_CL_TRY (clEnqueueWriteBuffer (m.rt.queue (), fs->requests.get (), CL_FALSE, 0,
                                           fs->req.size () * sizeof (cl_int), fs->req.data (), 0, nullptr, nullptr));
   const cl_int w = fs->fw, h = fs->fh;
   const size_t lws = m.wg, gws = n * m.wg;
@@ -407,39 +376,36 @@ cl::Error TemplateSearch::search_async (int frame, const std::vector<int> &slots
     TilePlan plan;
     if (!m.planner.plan (static_cast<int> (n), &plan))
       return {"the tiles' area rows do not fit in the device's local memory"};
-    if (cl::Error e = m.grow (&m.part_best, &m.part_best_size, n * plan.parts * 2 * sizeof (cl_uint)))
+    if (Error e = m.rt.grow (&m.part_best, &m.part_best_size, n * plan.parts * 2 * sizeof (cl_uint)))
       return e;
     const cl_int tp = plan.parts, rows = plan.rows;
-    GPUDETECT_CL_TRY (cl::set_args (m.tiles.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, m.part_best,
-                                    results, tp, rows));
-    GPUDETECT_CL_TRY (clSetKernelArg (m.tiles.get (), 10, plan.scratch * sizeof (cl_uint), nullptr));
+    if (Error e = m.tiles.set (fs->rgb, w, h, fs->requests, m.templates, m.dmap, m.part_best, results, tp, rows,
+                               cl::Local {plan.scratch * sizeof (cl_uint)}))
+      return e;
     const size_t tlws = plan.wg, tgws = n * plan.parts * tlws;
-    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.tiles.get (), 1, nullptr, &tgws, &tlws, nwait,
-                                              nwait ? wait : nullptr, m.ev (&fs->search_event)));
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.rt.queue (), m.tiles.get (), 1, nullptr, &tgws, &tlws, nwait,
+                                              nwait ? wait : nullptr, m.rt.profiled (&fs->search_event)));
     if (plan.parts > 1) {
-      GPUDETECT_CL_TRY (cl::set_args (m.reduce_parts.get (), m.dmap, m.part_best, results, tp, rows));
-      GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.reduce_parts.get (), 1, nullptr, &gws, &lws, 0,
-                                                nullptr, m.ev (&fs->reduce_event)));
+      if (Error e = m.reduce_parts.set (m.dmap, m.part_best, results, tp, rows))
+        return e;
+      GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.rt.queue (), m.reduce_parts.get (), 1, nullptr, &gws, &lws, 0,
+                                                nullptr, m.rt.profiled (&fs->reduce_event)));
     }
   } else {
-    GPUDETECT_CL_TRY (cl::set_args (m.search.get (), fs->rgb, w, h, fs->requests, m.templates, m.dmap, results));
-    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.dev.queue.get (), m.search.get (), 1, nullptr, &gws, &lws, nwait,
-                                              nwait ? wait : nullptr, m.ev (&fs->search_event)));
+    if (Error e = m.search.set (fs->rgb, w, h, fs->requests, m.templates, m.dmap, results))
+      return e;
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (m.rt.queue (), m.search.get (), 1, nullptr, &gws, &lws, nwait,
+                                              nwait ? wait : nullptr, m.rt.profiled (&fs->search_event)));
   }
-  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.dev.queue.get (), results.get (), CL_FALSE, 0,
+  GPUDETECT_CL_TRY (clEnqueueReadBuffer (m.rt.queue (), results.get (), CL_FALSE, 0,
                                          fs->res.size () * sizeof (cl_uint), fs->res.data (), 0, nullptr,
                                          fs->read_event.out ()));
   fs->last_use.reset (fs->read_event.get ());
   clRetainEvent (fs->read_event.get ());
-  GPUDETECT_CL_TRY (clFlush (m.dev.queue.get ()));
-  if (nwait) {
-    GPUDETECT_CL_TRY (clRetainCommandQueue (m.dev.queue.get ()));
-    if (cl_int st = clSetEventCallback (wait[0], CL_COMPLETE, Impl::converted_cb, m.dev.queue.get ());
-        st != CL_SUCCESS) {
-      clReleaseCommandQueue (m.dev.queue.get ());
-      GPUDETECT_CL_TRY (st);
-    }
-  }
+  GPUDETECT_CL_TRY (clFlush (m.rt.queue ()));
+  if (nwait) // the search starts as soon as its frame is converted
+    if (Error e = m.rt.start_after (wait[0]))
+      return e;
   fs->searching = true;
   return {};
 }
@@ -451,29 +417,22 @@ bool TemplateSearch::search_ready (int frame) const {
   const FrameSlot &fs = m.frames[frame];
   if (!fs.searching || !fs.read_event)
     return true;
-  cl_int st = CL_QUEUED;
-  clGetEventInfo (fs.read_event.get (), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-  return st <= CL_COMPLETE;
+  return runtime::finished (fs.read_event.get ());
 }
 
-cl::Error TemplateSearch::search_results (int frame, std::vector<Match> *out) {
+Error TemplateSearch::search_results (int frame, std::vector<Match> *out) {
   Impl &m = *impl_;
   const Geometry &g = m.cfg.geometry;
   out->clear ();
   FrameSlot *fs = nullptr;
-  if (cl::Error e = m.slot (frame, &fs))
+  if (Error e = m.slot (frame, &fs))
     return e;
   if (!fs->searching)
     return {"no search in this frame slot"};
   fs->searching = false;
-  if (fs->read_event) {
-    cl_event e = fs->read_event.get ();
-    if (cl_int st = clWaitForEvents (1, &e); st != CL_SUCCESS) {
-      cl_int exec = CL_COMPLETE;
-      clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, nullptr);
-      return {std::string ("the template search failed on the device: ") + cl::status_to_string (exec < 0 ? exec : st)};
-    }
-  }
+  if (fs->read_event)
+    if (Error e = runtime::wait (fs->read_event.get (), "the template search failed on the device"))
+      return e;
   const std::vector<cl_uint> &res = fs->res;
   const size_t n = fs->grids.size ();
   out->resize (n);
@@ -499,23 +458,18 @@ cl::Error TemplateSearch::search_results (int frame, std::vector<Match> *out) {
   return {};
 }
 
-cl::Error TemplateSearch::search (const std::vector<int> &slots, const std::vector<Box> &predicted,
+Error TemplateSearch::search (const std::vector<int> &slots, const std::vector<Box> &predicted,
                                   std::vector<Match> *out) {
   out->clear ();
-  if (cl::Error e = search_async (0, slots, predicted))
+  if (Error e = search_async (0, slots, predicted))
     return e;
   return search_results (0, out);
 }
 
-void TemplateSearch::finish () {
-  if (impl_->upload_queue)
-    clFinish (impl_->upload_queue.get ());
-  if (impl_->dev.queue)
-    clFinish (impl_->dev.queue.get ());
-}
+void TemplateSearch::finish () { impl_->rt.finish (); }
 
 int TemplateSearch::frames () const { return static_cast<int> (impl_->frames.size ()); }
-bool TemplateSearch::uses_upload_queue () const { return static_cast<bool> (impl_->upload_queue); }
+bool TemplateSearch::uses_upload_queue () const { return impl_->rt.has_upload_queue (); }
 uint64_t TemplateSearch::uploads () const { return impl_->uploads; }
 uint64_t TemplateSearch::attached () const { return impl_->attached; }
 

@@ -131,31 +131,31 @@ public:
     // (0).  Other platforms: integers.
     int sad_ptx = -1;
   };
-  static std::unique_ptr<TemplateSearch> create (const Config &config, std::string *error);
+  static Error create (const Config &config, std::unique_ptr<TemplateSearch> *out);
   ~TemplateSearch ();
 
   // Copies the frame to the device and converts it (blocking: the frame's
   // memory may be reused on return).
-  cl::Error upload (const ColorFrame &frame);
+  Error upload (const ColorFrame &frame);
   // Templates of `slots[i]` from `boxes[i]` of the uploaded frame, blended
   // with what the slot held by `blend` / 256 (256: replaced).
-  cl::Error update (const std::vector<int> &slots, const std::vector<Box> &boxes, int blend = 256);
+  Error update (const std::vector<int> &slots, const std::vector<Box> &boxes, int blend = 256);
   // Searches template `slots[i]` around `predicted[i]` in the uploaded frame;
   // waits for the results.
-  cl::Error search (const std::vector<int> &slots, const std::vector<Box> &predicted, std::vector<Match> *out);
+  Error search (const std::vector<int> &slots, const std::vector<Box> &predicted, std::vector<Match> *out);
 
   // Asynchronous, per frame slot (0 .. frames() - 1; the calls above use
   // slot 0).  The frame's memory must stay valid until wait_upload().
-  cl::Error upload_async (int frame, const ColorFrame &f);
+  Error upload_async (int frame, const ColorFrame &f);
   // Takes a frame another engine on this context uploaded (no copy from
   // the host): its conversion waits for its upload; the frame is held until
   // the slot's next frame.  Fails when the context or the layout differs.
-  cl::Error attach (int frame, std::shared_ptr<const DeviceFrame> device);
-  cl::Error update_in (int frame, const std::vector<int> &slots, const std::vector<Box> &boxes, int blend = 256);
-  cl::Error search_async (int frame, const std::vector<int> &slots, const std::vector<Box> &predicted);
+  Error attach (int frame, std::shared_ptr<const DeviceFrame> device);
+  Error update_in (int frame, const std::vector<int> &slots, const std::vector<Box> &boxes, int blend = 256);
+  Error search_async (int frame, const std::vector<int> &slots, const std::vector<Box> &predicted);
   bool search_ready (int frame) const;                         // never blocks
-  cl::Error search_results (int frame, std::vector<Match> *out); // waits
-  cl::Error wait_upload (int frame);                            // the frame's host memory is free afterwards
+  Error search_results (int frame, std::vector<Match> *out); // waits
+  Error wait_upload (int frame);                            // the frame's host memory is free afterwards
   void finish ();                                               // waits for every command
   int frames () const;
   bool uses_upload_queue () const;
@@ -163,7 +163,7 @@ public:
   uint64_t attached () const; // frames taken from another engine
 
   // Slots 0 .. n-1 exist afterwards (their content kept).
-  cl::Error reserve (int slots);
+  Error reserve (int slots);
   int capacity () const;
 
   const Geometry &geometry () const;
@@ -187,9 +187,9 @@ public:
   // For tests and tools: the converted frame (R, G, B, 0 per pixel), a slot's
   // template (R, G, B, m per pixel), the distances of the last search's
   // request i (positions_h rows of positions_w).
-  cl::Error read_frame (std::vector<uint8_t> *rgbx);
-  cl::Error read_template (int slot, std::vector<uint8_t> *rgbm);
-  cl::Error read_distances (int request, std::vector<uint32_t> *d);
+  Error read_frame (std::vector<uint8_t> *rgbx);
+  Error read_template (int slot, std::vector<uint8_t> *rgbm);
+  Error read_distances (int request, std::vector<uint32_t> *d);
 
   struct Impl;
 

@@ -6,7 +6,9 @@
 
 #include "search.h"
 
+#include "cl/kernel.h"
 #include "plan.h"
+#include "runtime/runtime.h"
 
 #include <algorithm>
 #include <memory>
@@ -36,11 +38,24 @@ struct FrameSlot {
 };
 
 struct TemplateSearch::Impl {
+  // First member, last to go: its queues outlive every buffer below.  Its
+  // upload queue, where there is one, takes uploads and conversions so that
+  // they overlap searches.
+  runtime::Runtime rt;
   Config cfg;
-  cl::Device dev;
-  cl::Queue upload_queue; // uploads and conversions, where they overlap searches
-  cl::Program program;
-  cl::Kernel convert, extract, search, tiles, reduce_parts;
+  std::shared_ptr<const cl::Program> program; // shared by the engines on the context
+  // kernels/track.cl
+  using Mem = cl::Mem;
+  // track_convert: source, format, width, height, three planes' offsets and strides, rgb order, packed frame
+  cl::TypedKernel<Mem, cl_int, cl_int, cl_int, cl_int, cl_int, cl_int, cl_int, cl_int, cl_int, cl_int4, Mem> convert;
+  // track_extract: frame, width, height, requests, mask, templates
+  cl::TypedKernel<Mem, cl_int, cl_int, Mem, Mem, Mem> extract;
+  // track_search (rows schedule): frame, width, height, requests, templates, distances, results
+  cl::TypedKernel<Mem, cl_int, cl_int, Mem, Mem, Mem, Mem> search;
+  // track_search_tiles: the same with the parts' best, then parts, rows per part, the area's local memory
+  cl::TypedKernel<Mem, cl_int, cl_int, Mem, Mem, Mem, Mem, Mem, cl_int, cl_int, cl::Local> tiles;
+  // track_reduce_parts: distances, the parts' best, results, parts, rows per part
+  cl::TypedKernel<Mem, Mem, Mem, cl_int, cl_int> reduce_parts;
   bool from_cache = false;
   bool gpu = false;
   int wg = 256, band = 0;
@@ -62,27 +77,15 @@ struct TemplateSearch::Impl {
   // Local memory the tiles may use: the device's, or less where the
   // configuration says so.
   size_t tiles_local_bytes () const {
-    return cfg.local_bytes > 0 ? std::min<size_t> (cfg.local_bytes, dev.info.local_mem) : dev.info.local_mem;
+    return cfg.local_bytes > 0 ? std::min<size_t> (cfg.local_bytes, rt.info ().local_mem) : rt.info ().local_mem;
   }
 
   size_t template_bytes () const {
     return static_cast<size_t> (cfg.geometry.template_w) * cfg.geometry.template_h * 4;
   }
 
-  cl::Error grow (cl::Mem *m, size_t *have, size_t need) {
-    if (*have >= need)
-      return {};
-    need = std::max (need, *have * 2);
-    if (cl::Error e = cl::make_buffer (dev, m, need))
-      return e;
-    *have = need;
-    return {};
-  }
 
-  cl_event *ev (cl::Event *e) { return cfg.profile ? e->out () : nullptr; }
-  cl_command_queue uq () const { return upload_queue ? upload_queue.get () : dev.queue.get (); }
-
-  cl::Error slot (int k, FrameSlot **out) {
+  Error slot (int k, FrameSlot **out) {
     if (k < 0 || k >= static_cast<int> (frames.size ()))
       return {"no such frame slot"};
     *out = &frames[k];
@@ -93,46 +96,40 @@ struct TemplateSearch::Impl {
   // Commands on the compute queue that read frame slot f's packed RGB wait
   // for its conversion where that ran on the upload queue.
   cl_uint wait_converted (const FrameSlot &f, cl_event *list) const {
-    if (!upload_queue || !f.converted)
+    if (!rt.has_upload_queue () || !f.converted)
       return 0;
     list[0] = f.converted.get ();
     return 1;
   }
 
-  // A driver that resolves waits across queues only at API calls starts a
-  // search as soon as its frame is converted (as the detector does).
-  static void CL_CALLBACK converted_cb (cl_event, cl_int, void *queue) {
-    clFlush (static_cast<cl_command_queue> (queue));
-    clReleaseCommandQueue (static_cast<cl_command_queue> (queue));
-  }
-
   // The conversion of frame slot f from `src` (planes at off/strides).
-  cl::Error enqueue_convert (FrameSlot &f, const cl::Mem &src, cl_int format, const size_t off[3],
+  Error enqueue_convert (FrameSlot &f, const cl::Mem &src, cl_int format, const size_t off[3],
                              const int strides[3], cl_int4 rgb, cl_uint nwait, const cl_event *wait) {
     const cl_int w = f.fw, h = f.fh;
     const cl_int o0 = (cl_int) off[0], o1 = (cl_int) off[1], o2 = (cl_int) off[2];
-    GPUDETECT_CL_TRY (cl::set_args (convert.get (), src, format, w, h, o0, (cl_int) strides[0], o1,
-                                    (cl_int) strides[1], o2, (cl_int) strides[2], rgb, f.rgb));
+    if (Error e = convert.set (src, format, w, h, o0, cl_int (strides[0]), o1, cl_int (strides[1]), o2,
+                               cl_int (strides[2]), rgb, f.rgb))
+      return e;
     const size_t gws[2] = {(static_cast<size_t> (w) + 15) / 16 * 16, (static_cast<size_t> (h) + 15) / 16 * 16};
     const size_t lws[2] = {16, 16};
-    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (uq (), convert.get (), 2, nullptr, gws,
-                                              dev.info.max_work_group >= 256 ? lws : nullptr, nwait,
+    GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (rt.uploads (), convert.get (), 2, nullptr, gws,
+                                              rt.info ().max_work_group >= 256 ? lws : nullptr, nwait,
                                               nwait ? wait : nullptr, f.converted.out ()));
-    if (upload_queue)
-      GPUDETECT_CL_TRY (clFlush (upload_queue.get ()));
+    if (rt.has_upload_queue ())
+      GPUDETECT_CL_TRY (clFlush (rt.uploads ()));
     return {};
   }
 
   // Room in frame slot f for a width x height frame; the wait list of its
   // first command (the last read of the slot's previous frame, on the
   // compute queue).
-  cl::Error prepare (FrameSlot &f, int w, int h, size_t raw_bytes, cl_event *wait, cl_uint *nwait) {
+  Error prepare (FrameSlot &f, int w, int h, size_t raw_bytes, cl_event *wait, cl_uint *nwait) {
     *nwait = 0;
-    if (upload_queue && f.last_use)
+    if (rt.has_upload_queue () && f.last_use)
       wait[(*nwait)++] = f.last_use.get ();
-    if (cl::Error e = grow (&f.raw, &f.raw_size, raw_bytes))
+    if (Error e = rt.grow (&f.raw, &f.raw_size, raw_bytes))
       return e;
-    if (cl::Error e = grow (&f.rgb, &f.rgb_size, static_cast<size_t> (w) * h * 4))
+    if (Error e = rt.grow (&f.rgb, &f.rgb_size, static_cast<size_t> (w) * h * 4))
       return e;
     f.fw = w;
     f.fh = h;

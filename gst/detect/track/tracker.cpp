@@ -46,7 +46,7 @@ struct InFlight {
   size_t nt = 0;                // tracks when it began, and their predictions
   std::vector<Box> predicted;
   std::vector<TrackedObject> out;
-  cl::Error error;
+  Error error;
 };
 } // namespace
 
@@ -73,21 +73,19 @@ struct Tracker::Impl {
   }
 };
 
-std::unique_ptr<Tracker> Tracker::create (const TrackerConfig &config, std::string *error) {
+Error Tracker::create (const TrackerConfig &config, std::unique_ptr<Tracker> *out) {
   auto impl = std::make_unique<Impl> ();
   impl->cfg = config;
-  if (config.frames < 1 || config.frames > 64) {
-    *error = "frames in flight must be 1 to 64";
-    return nullptr;
-  }
+  if (config.frames < 1 || config.frames > 64)
+    return "frames in flight must be 1 to 64";
   if (config.search) {
     TemplateSearch::Config ec = config.engine;
     ec.frames = config.frames;
-    impl->engine = TemplateSearch::create (ec, error);
-    if (!impl->engine)
-      return nullptr;
+    if (Error e = TemplateSearch::create (ec, &impl->engine))
+      return e;
   }
-  return std::unique_ptr<Tracker> (new Tracker (std::move (impl)));
+  out->reset (new Tracker (std::move (impl)));
+  return {};
 }
 
 Tracker::Tracker (std::unique_ptr<Impl> impl) : impl_ (std::move (impl)) {}
@@ -148,7 +146,7 @@ static void found_at (Track &t, const Box &b) {
 // Frames are associated in order: a frame begins (its tracks' predictions
 // made, its search enqueued) once every frame before it is associated, and
 // is associated once its search's results are back.
-static cl::Error begin (Tracker::Impl &m, InFlight &f) {
+static Error begin (Tracker::Impl &m, InFlight &f) {
   m.frame++;
   const size_t nt = m.tracks.size ();
   f.nt = nt;
@@ -164,7 +162,7 @@ static cl::Error begin (Tracker::Impl &m, InFlight &f) {
   std::vector<int> slots (nt);
   for (size_t i = 0; i < nt; i++)
     slots[i] = m.tracks[i].slot;
-  if (cl::Error e = m.engine->search_async (f.slot, slots, f.predicted))
+  if (Error e = m.engine->search_async (f.slot, slots, f.predicted))
     return e;
   m.searches += nt;
   f.state = InFlight::State::Searching;
@@ -173,7 +171,7 @@ static cl::Error begin (Tracker::Impl &m, InFlight &f) {
 
 // The search's results (none where nothing was searched) turned into the
 // frame's objects and the tracks' new state; templates refreshed.
-static cl::Error associate (Tracker::Impl &m, InFlight &f, const std::vector<Match> &matches) {
+static Error associate (Tracker::Impl &m, InFlight &f, const std::vector<Match> &matches) {
   std::vector<TrackedObject> *out = &f.out;
   const std::vector<Detection> &dets = f.dets;
   const int width = f.width, height = f.height;
@@ -306,9 +304,9 @@ static cl::Error associate (Tracker::Impl &m, InFlight &f, const std::vector<Mat
   if (search && (!upd_slots.empty () || !new_slots.empty ())) {
     if (!f.on_device)
       return {"a frame with templates to cut was not uploaded"};
-    if (cl::Error e = m.engine->update_in (f.slot, upd_slots, upd_boxes, m.cfg.blend))
+    if (Error e = m.engine->update_in (f.slot, upd_slots, upd_boxes, m.cfg.blend))
       return e;
-    if (cl::Error e = m.engine->update_in (f.slot, new_slots, new_boxes, 256))
+    if (Error e = m.engine->update_in (f.slot, new_slots, new_boxes, 256))
       return e;
   }
   // dropped tracks give their slots back (new tracks were appended after nt)
@@ -334,7 +332,7 @@ static void advance (Tracker::Impl &m, uint64_t block_until) {
     if (f.state == InFlight::State::Done)
       continue;
     if (f.state == InFlight::State::Waiting) {
-      if (cl::Error e = begin (m, f)) {
+      if (Error e = begin (m, f)) {
         f.error = e;
         f.state = InFlight::State::Done;
         continue;
@@ -349,13 +347,13 @@ static void advance (Tracker::Impl &m, uint64_t block_until) {
     if (f.ticket > block_until && !m.engine->search_ready (f.slot))
       return;
     std::vector<Match> matches;
-    cl::Error e = m.engine->search_results (f.slot, &matches);
+    Error e = m.engine->search_results (f.slot, &matches);
     f.error = e ? e : associate (m, f, matches);
     f.state = InFlight::State::Done;
   }
 }
 
-cl::Error Tracker::submit (const ColorFrame *frame, std::shared_ptr<const DeviceFrame> device, int width, int height,
+Error Tracker::submit (const ColorFrame *frame, std::shared_ptr<const DeviceFrame> device, int width, int height,
                            std::vector<Detection> dets, uint64_t *ticket) {
   Impl &m = *impl_;
   if (m.queue.size () >= static_cast<size_t> (frames ()))
@@ -374,7 +372,7 @@ cl::Error Tracker::submit (const ColorFrame *frame, std::shared_ptr<const Device
     needed = needed || !q.dets.empty ();
   if (m.engine && needed && (device || frame)) {
     const bool shared = static_cast<bool> (device);
-    cl::Error e = shared ? m.engine->attach (f.slot, std::move (device)) : m.engine->upload_async (f.slot, *frame);
+    Error e = shared ? m.engine->attach (f.slot, std::move (device)) : m.engine->upload_async (f.slot, *frame);
     if (e)
       return e;
     (shared ? m.shared : m.uploads)++;
@@ -395,7 +393,7 @@ bool Tracker::ready (uint64_t ticket) {
   return true;
 }
 
-cl::Error Tracker::collect (uint64_t ticket, std::vector<TrackedObject> *out) {
+Error Tracker::collect (uint64_t ticket, std::vector<TrackedObject> *out) {
   Impl &m = *impl_;
   out->clear ();
   if (m.queue.empty () || m.queue.front ().ticket != ticket)
@@ -403,10 +401,10 @@ cl::Error Tracker::collect (uint64_t ticket, std::vector<TrackedObject> *out) {
   advance (m, ticket);
   InFlight f = std::move (m.queue.front ());
   m.queue.pop_front ();
-  cl::Error e = f.error;
+  Error e = f.error;
   // the frame's host memory is free once its upload is done
   if (f.on_device)
-    if (cl::Error w = m.engine->wait_upload (f.slot); w && !e)
+    if (Error w = m.engine->wait_upload (f.slot); w && !e)
       e = w;
   // the next frame's search goes to the device while the caller works
   advance (m, 0);
@@ -428,11 +426,11 @@ int Tracker::frames () const { return impl_->engine ? impl_->engine->frames () :
 uint64_t Tracker::uploads () const { return impl_->uploads; }
 uint64_t Tracker::shared_frames () const { return impl_->shared; }
 
-cl::Error Tracker::process (const ColorFrame *frame, int width, int height, const std::vector<Detection> &dets,
+Error Tracker::process (const ColorFrame *frame, int width, int height, const std::vector<Detection> &dets,
                             std::vector<TrackedObject> *out) {
   out->clear ();
   uint64_t ticket = 0;
-  if (cl::Error e = submit (frame, nullptr, width, height, dets, &ticket))
+  if (Error e = submit (frame, nullptr, width, height, dets, &ticket))
     return e;
   return collect (ticket, out);
 }

@@ -70,14 +70,14 @@ struct TrackedObject {
 
 class Tracker {
 public:
-  static std::unique_ptr<Tracker> create (const TrackerConfig &config, std::string *error);
+  static Error create (const TrackerConfig &config, std::unique_ptr<Tracker> *out);
   ~Tracker ();
 
   // One frame: `frame` (may be null when the config has no search) and its
   // detections (empty on frames without).  `out`: every object reported on
   // this frame, detections first in their order, then tracked ones.
   // Synchronous: submit() and collect().
-  cl::Error process (const ColorFrame *frame, int width, int height, const std::vector<Detection> &detections,
+  Error process (const ColorFrame *frame, int width, int height, const std::vector<Detection> &detections,
                      std::vector<TrackedObject> *out);
 
   // A frame into flight: its pixels from the host (`frame`, whose memory
@@ -86,14 +86,14 @@ public:
   // instead of `frame` where given).  The frame is uploaded only when tracks
   // may be searched in it or templates cut from it.  Fails when frames()
   // frames are in flight.  `*ticket` names the frame.
-  cl::Error submit (const ColorFrame *frame, std::shared_ptr<const DeviceFrame> device, int width, int height,
+  Error submit (const ColorFrame *frame, std::shared_ptr<const DeviceFrame> device, int width, int height,
                     std::vector<Detection> detections, uint64_t *ticket);
   // Whether the frame is associated (its objects known); never blocks, and
   // moves the frames in flight on as far as their device work allows.
   bool ready (uint64_t ticket);
   // The frame's objects, waiting for them; frames are collected in the
   // order they were submitted (`ticket` is the oldest in flight).
-  cl::Error collect (uint64_t ticket, std::vector<TrackedObject> *out);
+  Error collect (uint64_t ticket, std::vector<TrackedObject> *out);
   // Drops every frame in flight (after its device work), tracks as the
   // frames associated so far left them.
   void discard ();

@@ -8,6 +8,8 @@
 // Grouping as OpenCV's groupRectangles; confidence from the neighbours.
 #include "family.h"
 
+#include "cl/kernel.h"
+
 #include "codegen.h"
 #include "core/integral.h"
 #include "kernels.h"
@@ -19,6 +21,9 @@
 namespace gpudetect {
 
 namespace {
+
+// The phases a frame's launches are timed under (Family::phases).
+enum : int { kPyramid, kIntegral, kTilted, kFirst, kRest };
 
 // Device layouts of the model (must match kernels/cascade_types.cl).
 struct DevStage {
@@ -43,7 +48,8 @@ struct DevHaarFeature {
 
 class CascadeFamily final : public Family {
 public:
-  explicit CascadeFamily (CascadeModel m) : model_ (std::move (m)) {
+  explicit CascadeFamily (CascadeModel m)
+      : Family ({"pyramid", "integral", "tilted integral", "first stages", "later stages"}), model_ (std::move (m)) {
     const bool haar = model_.feature_type == CascadeModel::FeatureType::Haar;
     info_.path = model_.path;
     info_.family = "cascade";
@@ -58,39 +64,57 @@ public:
   const char *threshold_meaning () const override { return "the least confidence of a reported object"; }
   bool gpu_schedule () const override { return gpu_schedule_; }
 
-  cl::Error program (const BuildEnv &env, ProgramSpec *out) override;
-  cl::Error setup (const BuildEnv &env, const cl::Program &program) override;
+  Error options (const Tuning &t) override {
+    if (Error e = tuning_int (t, "cascade-first-stages", 1, 64, &first_stages_))
+      return e;
+    return tuning_int (t, "cascade-vector-stages", 0, 100000, &vector_stages_);
+  }
+  Error program (const BuildEnv &env, ProgramSpec *out) override;
+  Error setup (const BuildEnv &env, const cl::Program &program) override;
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
     return plan_pyramid (width, height, model_.window_width, model_.window_height, p.scale_factor, p.min_size,
                          p.max_size);
   }
-  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                       const SearchParams &p) override;
-  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override;
+  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
   std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                  const SearchParams &p) const override;
 
 private:
-  cl::Error upload_model (const cl::Device &dev);
+  Error upload_model (const cl::Device &dev);
   std::vector<cl_int> feature_offsets (int stride) const;
 
   CascadeModel model_;
   ModelInfo info_;
   IntegralPyramid integral_;
   bool gpu_schedule_ = true;
+  // cascade-first-stages=N (GPU schedule): stages cascade_first runs (default
+  // 2, 1 for LBP models without warp votes); cascade-vector-stages=N (CPU
+  // schedule): stages run over 16 windows at once (default: LBP 3, Haar the
+  // stages within 100 trees; 0: none).
+  int first_stages_ = 0, vector_stages_ = -1;
   bool features_by_tree_ = false; // stump models, GPU schedule: features[] in tree order (FEATURES_BY_TREE)
   size_t list_groups_ = 0;        // persistent work-groups of cascade_list
   int seg_windows_ = 256;         // cascade_first: a work-group's segment holds as many rows as hold this many windows
-  cl::Kernel first_, list_, rows_;
+  // kernels/cascade.cl's kernels; Model: MODEL_ARGS (stages, nstages, trees, nodes, stumps, leaves, features,
+  // fofs, subsets)
+  using Mem = cl::Mem;
+#define CASCADE_MODEL_ARGS Mem, cl_int, Mem, Mem, Mem, Mem, Mem, Mem, Mem
+  // levels, segs, sum, sqsum, tilted, stride, model, list, counters
+  cl::TypedKernel<Mem, Mem, Mem, Mem, Mem, cl_int, CASCADE_MODEL_ARGS, Mem, Mem> first_;
+  // sum, sqsum, tilted, stride, model, list, counters, hits, hit capacity
+  cl::TypedKernel<Mem, Mem, Mem, cl_int, CASCADE_MODEL_ARGS, Mem, Mem, Mem, cl_uint> list_;
+  // levels, wrow map, rows, sum, sqsum, tilted, stride, model, hits, hit capacity
+  cl::TypedKernel<Mem, Mem, cl_int, Mem, Mem, Mem, cl_int, CASCADE_MODEL_ARGS, Mem, cl_uint> rows_;
+#undef CASCADE_MODEL_ARGS
   cl::Mem stages_, trees_, nodes_, stumps_, leaves_, features_, subsets_;
   cl::Mem seg_map_, wrow_map_, list_buf_, counters_, fofs_;
   int nsegs_ = 0, nwrows_ = 0, nwindows_ = 0;
-  cl_mem bound_cand_ = nullptr; // the candidates buffer as last set on the hit-writing kernel
 };
 
-cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
+Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   const cl::DeviceInfo &dev = env.dev.info;
-  const Tuning &t = env.tuning;
   const bool haar = model_.feature_type == CascadeModel::FeatureType::Haar;
   gpu_schedule_ = env.gpu_schedule;
   std::string opts = haar ? " -D FEATURE_HAAR" : " -D FEATURE_LBP";
@@ -175,7 +199,7 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   // binary cache); LBP stage 0 (its stump models run vector stages, below).
   int spec_trees = haar ? 256 : 1, first = -1;
   if (gpu_schedule_) {
-    first = t.cascade_first_stages > 0 ? t.cascade_first_stages : (haar || warp_ptx ? 2 : 1);
+    first = first_stages_ > 0 ? first_stages_ : (haar || warp_ptx ? 2 : 1);
     int first_trees = 0;
     for (int si = 0; si < first && si < static_cast<int> (model_.stages.size ()); si++)
       first_trees += model_.stages[si].ntrees;
@@ -186,8 +210,7 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   // first stages over 16 windows at once.  LBP: 3 stages; Haar: the stages
   // within the first 100 trees, e.g. 4 of haar-frontalface-default, 6 of
   // alt2 (measured on PoCL).
-  int vec_stages = t.cascade_vector_stages >= 0 ? t.cascade_vector_stages
-                                                : (haar ? stages_within_trees (model_, 100) : 3);
+  int vec_stages = vector_stages_ >= 0 ? vector_stages_ : (haar ? stages_within_trees (model_, 100) : 3);
   const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages);
   out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
                 kernels::candidates_source + "\n" +
@@ -219,21 +242,20 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   return {};
 }
 
-cl::Error CascadeFamily::setup (const BuildEnv &env, const cl::Program &program) {
-  if (cl::Error e = integral_.create_kernels (program))
+Error CascadeFamily::setup (const BuildEnv &env, const cl::Program &program) {
+  if (Error e = integral_.create_kernels (program))
     return e;
-  const std::pair<cl::Kernel *, const char *> ks[] = {
-      {&first_, "cascade_first"}, {&list_, "cascade_list"}, {&rows_, "cascade_rows"}};
-  for (const auto &[k, name] : ks)
-    if ((std::strcmp (name, "cascade_rows") == 0) != gpu_schedule_)
-      if (cl::Error e = cl::create_kernel (program, name, k))
-        return e;
-  if (cl::Error e = cl::make_buffer (env.dev, &counters_, IntegralPyramid::kCounterWords * sizeof (cl_uint)))
+  if (Error e = gpu_schedule_ ? first_.create (program, "cascade_first") : rows_.create (program, "cascade_rows"))
+    return e;
+  if (gpu_schedule_)
+    if (Error e = list_.create (program, "cascade_list"))
+      return e;
+  if (Error e = cl::make_buffer (env.dev, &counters_, IntegralPyramid::kCounterWords * sizeof (cl_uint)))
     return e;
   return upload_model (env.dev);
 }
 
-cl::Error CascadeFamily::upload_model (const cl::Device &dev) {
+Error CascadeFamily::upload_model (const cl::Device &dev) {
   const CascadeModel &m = model_;
   std::vector<DevStage> st;
   for (const CascadeModel::Stage &s : m.stages)
@@ -248,9 +270,9 @@ cl::Error CascadeFamily::upload_model (const cl::Device &dev) {
     if (m.feature_type == CascadeModel::FeatureType::Lbp)
       sub.insert (sub.end (), n.subset, n.subset + 8);
   }
-  if (cl::Error e = cl::upload_vector (dev, &stages_, st)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &trees_, tr)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &nodes_, nd)) return e;
+  if (Error e = cl::upload_vector (dev, &stages_, st)) return e;
+  if (Error e = cl::upload_vector (dev, &trees_, tr)) return e;
+  if (Error e = cl::upload_vector (dev, &nodes_, nd)) return e;
   // Stump models: one record per tree (node threshold and both leaves).
   std::vector<DevStump> sp;
   if (m.max_nodes_per_tree == 1)
@@ -258,9 +280,9 @@ cl::Error CascadeFamily::upload_model (const cl::Device &dev) {
       const CascadeModel::Node &n = m.nodes[t.first_node];
       sp.push_back ({n.feature, n.threshold, m.leaves[t.first_leaf - n.left], m.leaves[t.first_leaf - n.right]});
     }
-  if (cl::Error e = cl::upload_vector (dev, &stumps_, sp)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &leaves_, m.leaves)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &subsets_, sub)) return e;
+  if (Error e = cl::upload_vector (dev, &stumps_, sp)) return e;
+  if (Error e = cl::upload_vector (dev, &leaves_, m.leaves)) return e;
+  if (Error e = cl::upload_vector (dev, &subsets_, sub)) return e;
   // the features in the model's order, or in tree order (one per stump)
   std::vector<int> order;
   if (features_by_tree_) {
@@ -323,9 +345,9 @@ std::vector<cl_int> CascadeFamily::feature_offsets (int s) const {
   return o;
 }
 
-cl::Error CascadeFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+Error CascadeFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                                    const SearchParams &) {
-  if (cl::Error e = integral_.geometry (dev, g, layout))
+  if (Error e = integral_.geometry (dev, g, layout))
     return e;
   std::vector<int32_t> wrows;
   std::vector<cl_int2> segs; // cascade_first: (level | nrows << 10, first row)
@@ -342,49 +364,39 @@ cl::Error CascadeFamily::geometry (const cl::Device &dev, const PyramidGeometry 
   nsegs_ = static_cast<int> (segs.size ());
   nwrows_ = static_cast<int> (wrows.size ());
   nwindows_ = g.total_windows;
-  if (cl::Error e = cl::upload_vector (dev, &seg_map_, segs)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &wrow_map_, wrows)) return e;
+  if (Error e = cl::upload_vector (dev, &seg_map_, segs)) return e;
+  if (Error e = cl::upload_vector (dev, &wrow_map_, wrows)) return e;
   // the list: (window index, integral offset) pairs
-  if (cl::Error e = cl::make_buffer (dev, &list_buf_, gpu_schedule_ ? static_cast<size_t> (g.total_windows) * 8 : 16))
+  if (Error e = cl::make_buffer (dev, &list_buf_, gpu_schedule_ ? static_cast<size_t> (g.total_windows) * 8 : 16))
     return e;
-  if (cl::Error e = cl::upload_vector (dev, &fofs_, feature_offsets (g.stride)))
+  if (Error e = cl::upload_vector (dev, &fofs_, feature_offsets (g.stride)))
     return e;
-  // Every argument but the candidates (set in enqueue()).
-  const cl::Mem &sum = integral_.sum (), &sqsum = integral_.sqsum (), &tilt = integral_.tilted ();
-  const cl_int stride = integral_.stride (), nstages = static_cast<cl_int> (model_.stages.size ());
-  if (gpu_schedule_) {
-    GPUDETECT_CL_TRY (cl::set_args (first_.get (), integral_.levels (), seg_map_, sum, sqsum, tilt, stride, stages_,
-                                    nstages, trees_, nodes_, stumps_, leaves_, features_, fofs_, subsets_, list_buf_,
-                                    counters_));
-    GPUDETECT_CL_TRY (cl::set_args (list_.get (), sum, sqsum, tilt, stride, stages_, nstages, trees_, nodes_, stumps_,
-                                    leaves_, features_, fofs_, subsets_, list_buf_, counters_));
-  } else {
-    GPUDETECT_CL_TRY (cl::set_args (rows_.get (), integral_.levels (), wrow_map_, static_cast<cl_int> (nwrows_), sum,
-                                    sqsum, tilt, stride, stages_, nstages, trees_, nodes_, stumps_, leaves_, features_,
-                                    fofs_, subsets_));
-  }
-  bound_cand_ = nullptr;
   return {};
 }
 
-cl::Error CascadeFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
-  // the candidates and their capacity follow the arguments bound in geometry()
-  cl_kernel hitter = gpu_schedule_ ? list_.get () : rows_.get ();
-  const cl_uint arg = gpu_schedule_ ? 15 : 16;
-  if (bound_cand_ != frame.candidates.get ()) {
-    GPUDETECT_CL_TRY (cl::set_args_from (hitter, arg, frame.candidates, frame.capacity));
-    bound_cand_ = frame.candidates.get ();
-  }
-  if (cl::Error e = integral_.enqueue (frame, counters_, l))
+Error CascadeFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
+  if (Error e = integral_.enqueue (frame, counters_, {kPyramid, kTilted, kIntegral}, l))
     return e;
   if (nwindows_ == 0)
     return {};
+  const cl::Mem &sum = integral_.sum (), &sqsum = integral_.sqsum (), &tilt = integral_.tilted ();
+  const cl_int stride = integral_.stride (), nstages = static_cast<cl_int> (model_.stages.size ());
   if (gpu_schedule_) {
-    if (cl::Error e = l.launch (first_.get (), static_cast<size_t> (nsegs_) * 256, 256, Phase::First))
+    if (Error e = first_.set (integral_.levels (), seg_map_, sum, sqsum, tilt, stride, stages_, nstages, trees_, nodes_,
+                              stumps_, leaves_, features_, fofs_, subsets_, list_buf_, counters_))
       return e;
-    return l.launch (list_.get (), list_groups_ * 256, 256, Phase::Rest);
+    if (Error e = list_.set (sum, sqsum, tilt, stride, stages_, nstages, trees_, nodes_, stumps_, leaves_, features_,
+                             fofs_, subsets_, list_buf_, counters_, frame.candidates, frame.capacity))
+      return e;
+    if (Error e = l.launch (first_.get (), static_cast<size_t> (nsegs_) * 256, 256, kFirst))
+      return e;
+    return l.launch (list_.get (), list_groups_ * 256, 256, kRest);
   }
-  return l.launch (rows_.get (), round_up (nwrows_, 8), 8, Phase::First);
+  if (Error e = rows_.set (integral_.levels (), wrow_map_, cl_int (nwrows_), sum, sqsum, tilt, stride, stages_, nstages,
+                           trees_, nodes_, stumps_, leaves_, features_, fofs_, subsets_, frame.candidates,
+                           frame.capacity))
+    return e;
+  return l.launch (rows_.get (), round_up (nwrows_, 8), 8, kFirst);
 }
 
 std::vector<Detection> CascadeFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
@@ -404,6 +416,11 @@ std::vector<Detection> CascadeFamily::finish (const std::vector<RawHit> &hits, c
 }
 
 } // namespace
+
+const std::vector<std::string> &cascade_option_keys () {
+  static const std::vector<std::string> keys = {"cascade-first-stages", "cascade-vector-stages"};
+  return keys;
+}
 
 std::unique_ptr<Family> make_cascade_family (CascadeModel model) {
   return std::make_unique<CascadeFamily> (std::move (model));

@@ -6,8 +6,13 @@
 #include "model.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace gpudetect {
+
+// The expert knobs the family reads (Tuning::family).
+const std::vector<std::string> &cascade_option_keys ();
 
 std::unique_ptr<Family> make_cascade_family (CascadeModel model);
 

@@ -2,6 +2,7 @@
 // featureType HAAR or LBP, stumps or small trees), and its loader.
 #pragma once
 
+#include "cl/error.h"
 #include <libxml/tree.h>
 
 #include <cstdint>
@@ -65,10 +66,10 @@ struct CascadeModel {
 // else a message naming what is wrong.  Never crashes on hostile input: no
 // network or DTD loading, entity declarations refused, sizes and indices
 // bounded and checked.
-std::string parse_cascade_xml (const std::string &xml, CascadeModel *out);
+Error parse_cascade_xml (const std::string &xml, CascadeModel *out);
 
 // The same from a parsed document's root element (<opencv_storage>).
-std::string read_cascade_storage (const xmlNode *top, CascadeModel *out);
+Error read_cascade_storage (const xmlNode *top, CascadeModel *out);
 // Whether a root element is a cascade's storage: <opencv_storage> whose first
 // node is <cascade> or holds a cascade's elements (stageType, stages, ...; or
 // an old-format cascade, which read_cascade_storage names).
@@ -76,6 +77,6 @@ bool is_cascade_storage (const xmlNode *top);
 
 // Reads and parses a file (at most 64 MiB); `path` and `default_label` are
 // set from the file's name.
-std::string load_cascade_file (const std::string &path, CascadeModel *out);
+Error load_cascade_file (const std::string &path, CascadeModel *out);
 
 } // namespace gpudetect

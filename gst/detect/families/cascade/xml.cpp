@@ -253,7 +253,7 @@ bool is_cascade_storage (const xmlNode *top) {
   return false;
 }
 
-std::string read_cascade_storage (const xmlNode *top, CascadeModel *out) {
+Error read_cascade_storage (const xmlNode *top, CascadeModel *out) {
   if (!is_elem (top, "opencv_storage"))
     return "not an OpenCV storage file (root element is not <opencv_storage>)";
   std::vector<const xmlNode *> tops = elements (top);
@@ -274,20 +274,19 @@ std::string read_cascade_storage (const xmlNode *top, CascadeModel *out) {
   return {};
 }
 
-std::string parse_cascade_xml (const std::string &text, CascadeModel *out) {
+Error parse_cascade_xml (const std::string &text, CascadeModel *out) {
   xml::Doc doc;
-  if (std::string e = xml::parse (text, &doc); !e.empty ())
+  if (Error e = xml::parse (text, &doc))
     return e;
   return read_cascade_storage (xml::root (doc), out);
 }
 
-std::string load_cascade_file (const std::string &path, CascadeModel *out) {
+Error load_cascade_file (const std::string &path, CascadeModel *out) {
   std::string text;
-  if (std::string e = read_model_file (path, &text); !e.empty ())
+  if (Error e = read_model_file (path, &text))
     return e;
-  std::string err = parse_cascade_xml (text, out);
-  if (!err.empty ())
-    return "model file '" + path + "': " + err;
+  if (Error e = parse_cascade_xml (text, out))
+    return "model file '" + path + "': " + e.message;
   out->path = path;
   out->default_label = label_for_model (path);
   return {};

@@ -25,6 +25,8 @@
 // position and the component at once.
 #include "family.h"
 
+#include "cl/kernel.h"
+
 #include "families/hogfilter/fftconv.h"
 #include "kernels.h"
 
@@ -37,6 +39,9 @@
 namespace gpudetect {
 
 namespace {
+
+// The phases a frame's launches are timed under (Family::phases).
+enum : int { kPyramid, kFeatures, kFilters, kParts };
 
 constexpr int kWg = 256;      // WGF (kernels/compact.cl)
 constexpr int kTile = 64;     // DPM_TILE (kernels/dpm.cl)
@@ -61,7 +66,8 @@ struct Bank {
 
 class DpmFamily final : public Family {
 public:
-  explicit DpmFamily (DpmModel m) : model_ (std::move (m)) {
+  explicit DpmFamily (DpmModel m)
+      : Family ({"pyramid", "hog features", "filters", "parts and scores"}), model_ (std::move (m)) {
     info_.path = model_.path;
     info_.family = "dpm";
     info_.label = model_.default_label;
@@ -115,13 +121,14 @@ public:
   }
   bool gpu_schedule () const override { return gpu_schedule_; }
 
-  cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
+  Error options (const Tuning &t) override { return check_hog_eval (t); }
+  Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
     // each bank directly or through the FFT (tuning hog-eval; auto: the
     // faster for its count and size here)
     int nfft = 0;
     for (Bank &b : banks_) {
-      if (cl::Error e = choose_fft (env, static_cast<int> (b.filters.size ()), b.rows, b.cols, &b.fft))
+      if (Error e = choose_fft (env, static_cast<int> (b.filters.size ()), b.rows, b.cols, &b.fft))
         return e;
       nfft += b.fft;
     }
@@ -154,16 +161,14 @@ public:
     return {};
   }
 
-  cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
+  Error setup (const BuildEnv &env, const cl::Program &program) override {
     program_ = &program;
-    for (auto [k, name] : {std::pair<cl::Kernel *, const char *> {&gradients_, "dpm_gradients"},
-                           {&cells_, "dpm_cells"},
-                           {&features_, "dpm_features"},
-                           {&correlate_, gpu_schedule_ ? "dpm_correlate" : "dpm_correlate_rows"},
-                           {&dt_rows_, "dpm_dt_rows"},
-                           {&dt_cols_, "dpm_dt_cols"},
-                           {&scores_, "dpm_scores"}})
-      if (cl::Error e = cl::create_kernel (program, name, k))
+    for (Error e : {gradients_.create (program, "dpm_gradients"), cells_.create (program, "dpm_cells"),
+                    features_.create (program, "dpm_features"),
+                    correlate_.create (program, gpu_schedule_ ? "dpm_correlate" : "dpm_correlate_rows"),
+                    dt_rows_.create (program, "dpm_dt_rows"), dt_cols_.create (program, "dpm_dt_cols"),
+                    scores_.create (program, "dpm_scores")})
+      if (e)
         return e;
     // the banks' coefficients, interleaved: ((d * rows + y) * cols + x) * filters + f
     std::vector<float> coef;
@@ -178,7 +183,7 @@ public:
               coef[base + ((static_cast<size_t> (d) * b.rows + y) * b.cols + x) * nf + f] =
                   static_cast<float> (b.filters[f]->at (y, x, d));
     }
-    if (cl::Error e = cl::upload_vector (env.dev, &coef_, coef))
+    if (Error e = cl::upload_vector (env.dev, &coef_, coef))
       return e;
     // the FFT banks: each filter's 32 planes of rows x cols
     ffts_.clear ();
@@ -199,10 +204,10 @@ public:
         bank.filters.push_back (std::move (c));
       }
       ffts_.back () = std::make_unique<FftCorrelator> ();
-      if (cl::Error e = ffts_.back ()->setup (env.dev, program, bank, gpu_schedule_, compact_))
+      if (Error e = ffts_.back ()->setup (env.dev, program, bank, gpu_schedule_, compact_))
         return e;
     }
-    if (cl::Error e = cl::make_buffer (env.dev, &fft_thresholds_, std::max (fmax_, 1) * sizeof (float)))
+    if (Error e = cl::make_buffer (env.dev, &fft_thresholds_, std::max (fmax_, 1) * sizeof (float)))
       return e;
     // deformation costs: per part, 2 DPM_HW + 1 for x, then for y
     std::vector<float> costs;
@@ -219,23 +224,23 @@ public:
       }
     }
     nparts_ = k;
-    if (cl::Error e = cl::upload_vector (env.dev, &costs_, costs))
+    if (Error e = cl::upload_vector (env.dev, &costs_, costs))
       return e;
-    if (cl::Error e = cl::upload_vector (env.dev, &comps_, comps))
+    if (Error e = cl::upload_vector (env.dev, &comps_, comps))
       return e;
     return cl::upload_vector (env.dev, &parts_, parts);
   }
 
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override;
-  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                       const SearchParams &p) override;
-  cl::Error parameters (const SearchParams &p) override;
-  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override;
+  Error parameters (const SearchParams &p) override;
+  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
   std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                  const SearchParams &p) const override;
 
   // the feature planes of the last frame enqueued (tests)
-  cl::Error read_features (std::vector<float> *out) const {
+  Error read_features (std::vector<float> *out) const {
     out->resize (plan_.feat_plane * kDpmDims);
     if (out->empty ())
       return {};
@@ -260,14 +265,40 @@ private:
   const cl::Program *program_ = nullptr;
   const cl::Device *dev_ = nullptr;
   DpmPlan plan_;
-  cl::Kernel gradients_, cells_, features_, correlate_, dt_rows_, dt_cols_, scores_;
-  std::vector<cl::Kernel> images_; // one per generation
-  std::vector<size_t> image_items_;
+  // kernels/dpm.cl
+  using Mem = cl::Mem;
+  // dpm_images (one per generation): src, src stride, bpp, rgb, width, height, image table, first image, images,
+  // pixels, columns' and rows' taps, pixels out, candidates
+  using Images = cl::TypedKernel<Mem, cl_int, cl_int, cl_int4, cl_int, cl_int, Mem, cl_int, cl_int, cl_int, Mem, Mem,
+                                 Mem, Mem>;
+  // dpm_gradients: pixels, image table, images, pixels, orientations, magnitudes
+  cl::TypedKernel<Mem, Mem, cl_int, cl_int, Mem, Mem> gradients_;
+  // dpm_cells: orientations, magnitudes, image table, levels, nlevels, cells, cells out
+  cl::TypedKernel<Mem, Mem, Mem, Mem, cl_int, cl_int, Mem> cells_;
+  // dpm_features: cells, levels, nlevels, items, padding x and y, features, plane
+  cl::TypedKernel<Mem, Mem, cl_int, cl_int, cl_int, cl_int, Mem, cl_int> features_;
+  // dpm_correlate(_rows): features, plane, levels, jobs, njobs, items, coefficients, responses
+  cl::TypedKernel<Mem, cl_int, Mem, Mem, cl_int, cl_int, Mem, Mem> correlate_;
+  // dpm_dt_rows: responses, plane, levels, jobs, njobs, items, costs, rows out, dt plane, per row
+  cl::TypedKernel<Mem, cl_int, Mem, Mem, cl_int, cl_int, Mem, Mem, cl_int, cl_int> dt_rows_;
+  // dpm_dt_cols: levels, jobs, njobs, items, costs, rows, dt out, dt plane, per row
+  cl::TypedKernel<Mem, Mem, cl_int, cl_int, Mem, Mem, Mem, cl_int, cl_int> dt_cols_;
+  // dpm_scores: responses, plane, dt, dt plane, levels, interval, jobs, njobs, items, components, parts,
+  // threshold, candidates
+  cl::TypedKernel<Mem, cl_int, Mem, cl_int, Mem, cl_int, Mem, cl_int, cl_int, Mem, Mem, cl_float, Mem, cl_uint> scores_;
+  struct Generation {
+    Images kernel;
+    cl_int first = 0, count = 0;
+    size_t items = 0; // its pixels
+  };
+  std::vector<Generation> images_;
+  FrameLayout layout_;
+  cl_int dt_plane_ = 0, score_jobs_count_ = 0;
+  cl_float threshold_ = 0;
   cl::Mem coef_, costs_, comps_, parts_;
   cl::Mem levels_, image_tab_, cols_, rows_, pix_, grad_o_, grad_v_, cells_buf_, feats_, resp_, dt_rows_buf_, dt_, corr_jobs_,
       dt_jobs_, score_jobs_;
   size_t npixels_ = 0, ncells_ = 0, nfeat_ = 0, corr_items_ = 0, dt_row_items_ = 0, dt_col_items_ = 0, score_items_ = 0;
-  cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
 };
 
 PyramidGeometry DpmFamily::plan (int width, int height, const SearchParams &) const {
@@ -301,7 +332,7 @@ PyramidGeometry DpmFamily::plan (int width, int height, const SearchParams &) co
   return g;
 }
 
-cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                                const SearchParams &p) {
   plan_ = plan_dpm (g.image_width, g.image_height, model_);
   const DpmPlan &dp = plan_;
@@ -416,11 +447,11 @@ cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
                       {&corr_jobs_, &cj},
                       {&dt_jobs_, &dj},
                       {&score_jobs_, &sj}})
-    if (cl::Error e = cl::upload_vector (dev, m, *v))
+    if (Error e = cl::upload_vector (dev, m, *v))
       return e;
-  if (cl::Error e = cl::upload_vector (dev, &cols_, cols))
+  if (Error e = cl::upload_vector (dev, &cols_, cols))
     return e;
-  if (cl::Error e = cl::upload_vector (dev, &rows_, rows))
+  if (Error e = cl::upload_vector (dev, &rows_, rows))
     return e;
   const size_t plane = std::max<size_t> (dp.feat_plane, 1), dtp = std::max<size_t> (dp.dt_plane, 1);
   const size_t real = fp64_ ? sizeof (double) : sizeof (float);
@@ -432,17 +463,16 @@ cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
                       {&resp_, plane * std::max (nplanes_, 1) * sizeof (float)},
                       {&dt_rows_buf_, dtp * std::max (nparts_, 1) * sizeof (float)},
                       {&dt_, dtp * std::max (nparts_, 1) * sizeof (float)}})
-    if (cl::Error e = cl::make_buffer (dev, m, n))
+    if (Error e = cl::make_buffer (dev, m, n))
       return e;
   for (size_t bi = 0; bi < banks_.size (); bi++)
     if (ffts_[bi])
-      if (cl::Error e = ffts_[bi]->geometry (fft_levels[bi], plane, feats_, fft_thresholds_))
+      if (Error e = ffts_[bi]->geometry (fft_levels[bi], plane, feats_, fft_thresholds_))
         return e;
   resp_plane_ = plane;
   // one images kernel per generation
   images_.clear ();
-  image_items_.clear ();
-  const cl_int4 rgb = rgb_offsets (layout.format);
+  layout_ = layout;
   for (int gen = 0; gen < std::max (dp.generations, 1); gen++) {
     int first = 0, count = 0;
     size_t npix = 0;
@@ -452,80 +482,80 @@ cl::Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
           first = static_cast<int> (i);
         npix += static_cast<size_t> (dp.images[i].width) * dp.images[i].height;
       }
-    cl::Kernel kern;
-    if (cl::Error e = cl::create_kernel (*program_, "dpm_images", &kern))
+    Generation g;
+    if (Error e = g.kernel.create (*program_, "dpm_images"))
       return e;
-    GPUDETECT_CL_TRY (cl::set_args_from (kern.get (), 1, cl_int (layout.stride ()), cl_int (layout.bpp ()), rgb,
-                                         cl_int (layout.width), cl_int (layout.height), image_tab_, cl_int (first),
-                                         cl_int (count), cl_int (npix), cols_, rows_, pix_));
-    images_.push_back (std::move (kern));
-    image_items_.push_back (npix);
+    g.first = first;
+    g.count = count;
+    g.items = npix;
+    images_.push_back (std::move (g));
   }
   const cl_int nlv = std::max (nl, 1);
-  GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, image_tab_, cl_int (std::max<size_t> (dp.images.size (), 1)),
-                                  cl_int (npixels_), grad_o_, grad_v_));
-  GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_o_, grad_v_, image_tab_, levels_, nlv, cl_int (ncells_),
-                                  cells_buf_));
-  GPUDETECT_CL_TRY (cl::set_args (features_.get (), cells_buf_, levels_, nlv, cl_int (nfeat_), cl_int (dp.pad_x),
-                                  cl_int (dp.pad_y), feats_, cl_int (plane)));
-  GPUDETECT_CL_TRY (cl::set_args (correlate_.get (), feats_, cl_int (plane), levels_, corr_jobs_,
-                                  cl_int (cj.size () / 8), cl_int (corr_items_), coef_, resp_));
-  GPUDETECT_CL_TRY (cl::set_args (dt_rows_.get (), resp_, cl_int (plane), levels_, dt_jobs_, cl_int (dj.size () / 8),
-                                  cl_int (dt_row_items_), costs_, dt_rows_buf_, cl_int (dtp),
-                                  cl_int (gpu_schedule_ ? 0 : 1)));
-  GPUDETECT_CL_TRY (cl::set_args (dt_cols_.get (), levels_, dt_jobs_, cl_int (dj.size () / 8), cl_int (dt_col_items_),
-                                  costs_, dt_rows_buf_, dt_, cl_int (dtp), cl_int (gpu_schedule_ ? 0 : 1)));
-  GPUDETECT_CL_TRY (cl::set_args (scores_.get (), resp_, cl_int (plane), dt_, cl_int (dtp), levels_,
-                                  cl_int (dp.interval), score_jobs_, cl_int (sj.size () / 8), cl_int (score_items_),
-                                  comps_, parts_));
-  bound_src_ = bound_cand_ = nullptr;
+  const cl_int per_row = gpu_schedule_ ? 0 : 1;
+  for (Error e :
+       {gradients_.set (pix_, image_tab_, cl_int (std::max<size_t> (dp.images.size (), 1)), cl_int (npixels_), grad_o_,
+                        grad_v_),
+        cells_.set (grad_o_, grad_v_, image_tab_, levels_, nlv, cl_int (ncells_), cells_buf_),
+        features_.set (cells_buf_, levels_, nlv, cl_int (nfeat_), cl_int (dp.pad_x), cl_int (dp.pad_y), feats_,
+                       cl_int (plane)),
+        correlate_.set (feats_, cl_int (plane), levels_, corr_jobs_, cl_int (cj.size () / 8), cl_int (corr_items_),
+                        coef_, resp_),
+        dt_rows_.set (resp_, cl_int (plane), levels_, dt_jobs_, cl_int (dj.size () / 8), cl_int (dt_row_items_), costs_,
+                      dt_rows_buf_, cl_int (dtp), per_row),
+        dt_cols_.set (levels_, dt_jobs_, cl_int (dj.size () / 8), cl_int (dt_col_items_), costs_, dt_rows_buf_, dt_,
+                      cl_int (dtp), per_row)})
+    if (e)
+      return e;
+  dt_plane_ = static_cast<cl_int> (dtp);
+  score_jobs_count_ = static_cast<cl_int> (sj.size () / 8);
   dev_ = &dev;
   return parameters (p);
 }
 
-cl::Error DpmFamily::parameters (const SearchParams &p) {
+Error DpmFamily::parameters (const SearchParams &p) {
   if (!dev_)
     return {};
-  const float t = float_at_least (p.threshold ? *p.threshold : model_.threshold);
-  GPUDETECT_CL_TRY (cl::set_args_from (scores_.get (), 11, t));
+  threshold_ = float_at_least (p.threshold ? *p.threshold : model_.threshold);
   return {};
 }
 
-cl::Error DpmFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
-  if (bound_src_ != frame.src.get () || bound_cand_ != frame.candidates.get ()) {
-    for (cl::Kernel &k : images_) {
-      GPUDETECT_CL_TRY (cl::set_args_from (k.get (), 0, frame.src));
-      GPUDETECT_CL_TRY (cl::set_args_from (k.get (), 13, frame.candidates));
-    }
-    GPUDETECT_CL_TRY (cl::set_args_from (scores_.get (), 12, frame.candidates, frame.capacity));
-    bound_src_ = frame.src.get ();
-    bound_cand_ = frame.candidates.get ();
-  }
+Error DpmFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
   const size_t local = gpu_schedule_ ? 64 : 8;
-  for (size_t gen = 0; gen < images_.size (); gen++)
-    if (gen == 0 || image_items_[gen] > 0)
-      if (cl::Error e = l.launch (images_[gen].get (), round_up (std::max<size_t> (image_items_[gen], 1), local),
-                                  local, Phase::Pyramid))
-        return e;
+  const cl_int4 rgb = rgb_offsets (layout_.format);
+  for (size_t gen = 0; gen < images_.size (); gen++) {
+    Generation &g = images_[gen];
+    if (gen > 0 && g.items == 0)
+      continue;
+    if (Error e = g.kernel.set (frame.src, cl_int (layout_.stride ()), cl_int (layout_.bpp ()), rgb,
+                                cl_int (layout_.width), cl_int (layout_.height), image_tab_, g.first, g.count,
+                                cl_int (g.items), cols_, rows_, pix_, frame.candidates))
+      return e;
+    if (Error e = l.launch (g.kernel.get (), round_up (std::max<size_t> (g.items, 1), local), local, kPyramid))
+      return e;
+  }
   if (score_items_ == 0)
     return {};
-  for (auto [k, n, phase] : {std::tuple<cl_kernel, size_t, Phase> {gradients_.get (), npixels_, Phase::Integral},
-                             {cells_.get (), ncells_, Phase::Integral},
-                             {features_.get (), nfeat_, Phase::Integral},
-                             {correlate_.get (), corr_items_, Phase::First}})
+  for (auto [k, n, phase] : {std::tuple<cl_kernel, size_t, int> {gradients_.get (), npixels_, kFeatures},
+                             {cells_.get (), ncells_, kFeatures},
+                             {features_.get (), nfeat_, kFeatures},
+                             {correlate_.get (), corr_items_, kFilters}})
     if (n > 0)
-      if (cl::Error e = l.launch (k, round_up (n, local), local, phase))
+      if (Error e = l.launch (k, round_up (n, local), local, phase))
         return e;
   for (size_t bi = 0; bi < banks_.size (); bi++)
     if (ffts_[bi])
-      if (cl::Error e = ffts_[bi]->enqueue_dense (resp_, resp_plane_, banks_[bi].first_plane, l))
+      if (Error e = ffts_[bi]->enqueue_dense (resp_, resp_plane_, banks_[bi].first_plane, kFilters, l))
         return e;
   for (auto [k, n] : {std::pair<cl_kernel, size_t> {dt_rows_.get (), dt_row_items_}, {dt_cols_.get (), dt_col_items_}})
     if (n > 0)
-      if (cl::Error e = l.launch (k, round_up (n, local), local, Phase::Rest))
+      if (Error e = l.launch (k, round_up (n, local), local, kParts))
         return e;
+  if (Error e = scores_.set (resp_, cl_int (resp_plane_), dt_, dt_plane_, levels_, cl_int (plan_.interval), score_jobs_,
+                             score_jobs_count_, cl_int (score_items_), comps_, parts_, threshold_, frame.candidates,
+                             frame.capacity))
+    return e;
   const size_t sl = compact_ ? kWg : local;
-  return l.launch (scores_.get (), round_up (score_items_, sl), sl, Phase::Rest);
+  return l.launch (scores_.get (), round_up (score_items_, sl), sl, kParts);
 }
 
 std::vector<Detection> DpmFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
@@ -570,11 +600,11 @@ std::vector<Detection> DpmFamily::finish (const std::vector<RawHit> &hits, const
 class QueueLauncher final : public Launcher {
 public:
   explicit QueueLauncher (cl_command_queue q) : q_ (q) {}
-  cl::Error launch (cl_kernel k, size_t global, size_t local, Phase) override {
+  Error launch (cl_kernel k, size_t global, size_t local, int) override {
     GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (q_, k, 1, nullptr, &global, local ? &local : nullptr, 0, nullptr, nullptr));
     return {};
   }
-  cl::Error library (const std::function<cl::Error (cl_command_queue)> &enqueue, int) override { return enqueue (q_); }
+  Error library (const std::function<Error (cl_command_queue)> &enqueue, int) override { return enqueue (q_); }
 
 private:
   cl_command_queue q_;
@@ -582,7 +612,7 @@ private:
 
 } // namespace
 
-std::string dpm_device_features (const cl::Device &dev, bool gpu_schedule, bool fp64, const DpmModel &m,
+Error dpm_device_features (const cl::Device &dev, bool gpu_schedule, bool fp64, const DpmModel &m,
                                  const uint8_t *grey, int width, int height, DpmPlan *plan, std::vector<float> *planes) {
   DpmFamily f (m);
   f.allow_fp64 (fp64);
@@ -590,30 +620,30 @@ std::string dpm_device_features (const cl::Device &dev, bool gpu_schedule, bool 
   const BuildEnv env{dev, tuning, gpu_schedule};
   ProgramSpec spec;
   cl::Program prog;
-  if (cl::Error e = f.program (env, &spec))
+  if (Error e = f.program (env, &spec))
     return e.message;
   std::string opts = "-cl-std=CL1.2 " + spec.options;
   if (!spec.optional_option.empty ())
     opts.erase (opts.find (spec.optional_option), spec.optional_option.size ());
-  if (cl::Error e = cl::build_program (dev, spec.source, spec.hash, opts, &prog))
+  if (Error e = cl::build_program (dev, spec.source, spec.hash, opts, &prog))
     return e.message;
-  if (cl::Error e = f.setup (env, prog))
+  if (Error e = f.setup (env, prog))
     return e.message;
   const SearchParams sp;
   const PyramidGeometry g = f.plan (width, height, sp);
-  if (cl::Error e = f.geometry (dev, g, {PixelFormat::Gray8, width, height}, sp))
+  if (Error e = f.geometry (dev, g, {PixelFormat::Gray8, width, height}, sp))
     return e.message;
   cl::Mem src, cand;
   constexpr cl_uint kCapacity = 1024;
-  if (cl::Error e = cl::make_buffer (dev, &src, static_cast<size_t> (width) * height, CL_MEM_READ_ONLY,
+  if (Error e = cl::make_buffer (dev, &src, static_cast<size_t> (width) * height, CL_MEM_READ_ONLY,
                                      grey))
     return e.message;
-  if (cl::Error e = cl::make_buffer (dev, &cand, (kCandidateHeader + 2 * kCapacity) * sizeof (cl_uint)))
+  if (Error e = cl::make_buffer (dev, &cand, (kCandidateHeader + 2 * kCapacity) * sizeof (cl_uint)))
     return e.message;
   QueueLauncher l (dev.queue.get ());
-  if (cl::Error e = f.enqueue ({src, cand, kCapacity}, l))
+  if (Error e = f.enqueue ({src, cand, kCapacity}, l))
     return e.message;
-  if (cl::Error e = f.read_features (planes))
+  if (Error e = f.read_features (planes))
     return e.message;
   *plan = f.dpm_plan ();
   return {};

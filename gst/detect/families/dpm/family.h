@@ -24,7 +24,7 @@ DpmHit dpm_hit (const DpmModel &m, const RawHit &h);
 // CPU one; fp64: in double where the device has it (as the family computes
 // them), else in single precision (as on devices without double).  Returns an
 // empty string on success.
-std::string dpm_device_features (const cl::Device &dev, bool gpu_schedule, bool fp64, const DpmModel &m,
+Error dpm_device_features (const cl::Device &dev, bool gpu_schedule, bool fp64, const DpmModel &m,
                                  const uint8_t *grey, int width, int height, DpmPlan *plan, std::vector<float> *planes);
 
 } // namespace gpudetect

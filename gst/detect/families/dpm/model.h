@@ -31,6 +31,7 @@
 // detections).
 #pragma once
 
+#include "cl/error.h"
 #include <libxml/tree.h>
 
 #include <cstddef>
@@ -84,9 +85,9 @@ constexpr double kDpmMaxValue = 1e6;     // |coefficient|, |bias|, |weight|, |de
 // <RootFilters>), and the model from it: an empty string on success, else a
 // message naming the element (and its line) at fault.
 bool is_dpm_storage (const xmlNode *root);
-std::string read_dpm_storage (const xmlNode *root, DpmModel *out);
+Error read_dpm_storage (const xmlNode *root, DpmModel *out);
 
 // The same from a file's text (parses it first; for tests and the fuzzer).
-std::string parse_dpm_xml (const std::string &text, DpmModel *out);
+Error parse_dpm_xml (const std::string &text, DpmModel *out);
 
 } // namespace gpudetect

@@ -21,7 +21,7 @@ std::string name_of (const std::string &parent, size_t i) { return parent + ">["
 
 // The numbers of a node: its text, or (FileStorage's other way to write a
 // sequence) one <_> child per number.  At most `max` of them.
-std::string numbers (const xmlNode *n, const std::string &what, size_t max, std::vector<double> *out) {
+Error numbers (const xmlNode *n, const std::string &what, size_t max, std::vector<double> *out) {
   std::vector<std::string> t;
   std::vector<const xmlNode *> kids = xml::elements (n);
   if (kids.empty ()) {
@@ -46,20 +46,20 @@ std::string numbers (const xmlNode *n, const std::string &what, size_t max, std:
   return {};
 }
 
-const xmlNode *field (const xmlNode *root, const char *name, std::string *err) {
+const xmlNode *field (const xmlNode *root, const char *name, Error *err) {
   const xmlNode *n = xml::child (root, name);
   if (!n)
     *err = "no <" + std::string (name) + "> (cv::dpm's models have one)";
   return n;
 }
 
-std::string real_field (const xmlNode *root, const char *name, double *v) {
-  std::string e;
+Error real_field (const xmlNode *root, const char *name, double *v) {
+  Error e;
   const xmlNode *n = field (root, name, &e);
   if (!n)
     return e;
   std::vector<double> t;
-  if (std::string e2 = numbers (n, name, 1, &t); !e2.empty ())
+  if (Error e2 = numbers (n, name, 1, &t))
     return e2;
   if (t.size () != 1)
     return where (n, name) + ": one number expected";
@@ -70,9 +70,9 @@ std::string real_field (const xmlNode *root, const char *name, double *v) {
 // An integer (FileStorage may write it as a real: "8.000000").
 bool integral (double v, int lo, int hi) { return v == std::floor (v) && v >= lo && v <= hi; }
 
-std::string int_field (const xmlNode *root, const char *name, int lo, int hi, int *v) {
+Error int_field (const xmlNode *root, const char *name, int lo, int hi, int *v) {
   double d;
-  if (std::string e = real_field (root, name, &d); !e.empty ())
+  if (Error e = real_field (root, name, &d))
     return e;
   if (!integral (d, lo, hi))
     return where (xml::child (root, name), name) + " = " + xml::excerpt (std::to_string (d)) +
@@ -82,8 +82,8 @@ std::string int_field (const xmlNode *root, const char *name, int lo, int hi, in
 }
 
 // The <_> children of a sequence element, exactly `count` of them.
-std::string items (const xmlNode *root, const char *name, size_t count, std::vector<const xmlNode *> *out) {
-  std::string e;
+Error items (const xmlNode *root, const char *name, size_t count, std::vector<const xmlNode *> *out) {
+  Error e;
   const xmlNode *n = field (root, name, &e);
   if (!n)
     return e;
@@ -105,15 +105,15 @@ std::string items (const xmlNode *root, const char *name, size_t count, std::vec
 
 // An opencv-matrix of doubles: rows x cols (cols a multiple of kDpmDims: a
 // filter of rows x cols / kDpmDims cells).
-std::string filter (const xmlNode *m, const std::string &what, DpmFilter *f, size_t *total) {
+Error filter (const xmlNode *m, const std::string &what, DpmFilter *f, size_t *total) {
   std::string type;
   if (!xml::attribute (m, "type_id", &type) || type != "opencv-matrix")
     return where (m, what) + ": an opencv-matrix expected (type_id=\"opencv-matrix\")";
   double rows = 0, cols = 0;
-  if (std::string e = real_field (m, "rows", &rows); !e.empty ())
-    return where (m, what) + ": " + e;
-  if (std::string e = real_field (m, "cols", &cols); !e.empty ())
-    return where (m, what) + ": " + e;
+  if (Error e = real_field (m, "rows", &rows))
+    return where (m, what) + ": " + e.message;
+  if (Error e = real_field (m, "cols", &cols))
+    return where (m, what) + ": " + e.message;
   if (!integral (rows, 1, kDpmMaxFilterSide))
     return where (m, what) + ": <rows> = " + std::to_string (rows) + " is not in [1, " +
            std::to_string (kDpmMaxFilterSide) + "]";
@@ -135,7 +135,7 @@ std::string filter (const xmlNode *m, const std::string &what, DpmFilter *f, siz
     return where (m, what) + ": the filters hold more than " + std::to_string (kDpmMaxCoefficients) +
            " coefficients together";
   *total += n;
-  if (std::string e = numbers (data, what + "><data", n, &f->coef); !e.empty ())
+  if (Error e = numbers (data, what + "><data", n, &f->coef))
     return e;
   if (f->coef.size () != n)
     return where (data, what + "><data") + " holds " + std::to_string (f->coef.size ()) + " values, not rows x cols (" +
@@ -143,28 +143,28 @@ std::string filter (const xmlNode *m, const std::string &what, DpmFilter *f, siz
   return {};
 }
 
-std::string filters (const xmlNode *root, const char *name, size_t count, std::vector<DpmFilter> *out,
+Error filters (const xmlNode *root, const char *name, size_t count, std::vector<DpmFilter> *out,
                      size_t *total) {
   std::vector<const xmlNode *> it;
-  if (std::string e = items (root, name, count, &it); !e.empty ())
+  if (Error e = items (root, name, count, &it))
     return e;
   out->resize (count);
   for (size_t i = 0; i < count; i++)
-    if (std::string e = filter (it[i], name_of (name, i) + "_", &(*out)[i], total); !e.empty ())
+    if (Error e = filter (it[i], name_of (name, i) + "_", &(*out)[i], total))
       return e;
   return {};
 }
 
 // A sequence of `count` <_> items of lo..hi numbers each.
-std::string vectors (const xmlNode *root, const char *name, size_t count, size_t lo, size_t hi,
+Error vectors (const xmlNode *root, const char *name, size_t count, size_t lo, size_t hi,
                      std::vector<std::vector<double>> *out) {
   std::vector<const xmlNode *> it;
-  if (std::string e = items (root, name, count, &it); !e.empty ())
+  if (Error e = items (root, name, count, &it))
     return e;
   out->resize (count);
   for (size_t i = 0; i < count; i++) {
     const std::string what = name_of (name, i) + "_";
-    if (std::string e = numbers (it[i], what, hi, &(*out)[i]); !e.empty ())
+    if (Error e = numbers (it[i], what, hi, &(*out)[i]))
       return e;
     if ((*out)[i].size () < lo)
       return where (it[i], what) + " holds " + std::to_string ((*out)[i].size ()) + " values, not " +
@@ -179,38 +179,38 @@ bool is_dpm_storage (const xmlNode *root) {
   return xml::is_elem (root, "opencv_storage") && xml::child (root, "RootFilters") != nullptr;
 }
 
-std::string read_dpm_storage (const xmlNode *root, DpmModel *out) {
+Error read_dpm_storage (const xmlNode *root, DpmModel *out) {
   if (!is_dpm_storage (root))
     return "not a cv::dpm model (<opencv_storage> with <RootFilters>)";
   DpmModel m;
   int ncomp = 0, nfeat = 0;
-  if (std::string e = int_field (root, "SBin", 2, kDpmMaxSbin, &m.sbin); !e.empty ())
+  if (Error e = int_field (root, "SBin", 2, kDpmMaxSbin, &m.sbin))
     return e;
   if (m.sbin % 2 != 0)
     return where (xml::child (root, "SBin"), "SBin") + " = " + std::to_string (m.sbin) +
            " is odd (the part levels have cells of SBin / 2 pixels)";
-  if (std::string e = int_field (root, "Interval", 1, kDpmMaxInterval, &m.interval); !e.empty ())
+  if (Error e = int_field (root, "Interval", 1, kDpmMaxInterval, &m.interval))
     return e;
-  if (std::string e = int_field (root, "MaxSizeX", 0, kDpmMaxPad, &m.pad_x); !e.empty ())
+  if (Error e = int_field (root, "MaxSizeX", 0, kDpmMaxPad, &m.pad_x))
     return e;
-  if (std::string e = int_field (root, "MaxSizeY", 0, kDpmMaxPad, &m.pad_y); !e.empty ())
+  if (Error e = int_field (root, "MaxSizeY", 0, kDpmMaxPad, &m.pad_y))
     return e;
-  if (std::string e = int_field (root, "NumComponents", 1, kDpmMaxComponents, &ncomp); !e.empty ())
+  if (Error e = int_field (root, "NumComponents", 1, kDpmMaxComponents, &ncomp))
     return e;
-  if (std::string e = int_field (root, "NumFeatures", 0, 1 << 20, &nfeat); !e.empty ())
+  if (Error e = int_field (root, "NumFeatures", 0, 1 << 20, &nfeat))
     return e;
   if (nfeat != kDpmDims)
     return where (xml::child (root, "NumFeatures"), "NumFeatures") + " = " + std::to_string (nfeat) +
            ": only cv::dpm's 32 features per cell are supported";
-  if (std::string e = real_field (root, "ScoreThreshold", &m.threshold); !e.empty ())
+  if (Error e = real_field (root, "ScoreThreshold", &m.threshold))
     return e;
   m.threshold = static_cast<float> (m.threshold); // a float in cv::dpm
-  std::string e;
+  Error e;
   std::vector<double> v;
   const xmlNode *n = field (root, "Bias", &e);
   if (!n)
     return e;
-  if (e = numbers (n, "Bias", ncomp, &v); !e.empty ())
+  if ((e = numbers (n, "Bias", ncomp, &v)))
     return e;
   if (v.size () != static_cast<size_t> (ncomp))
     return where (n, "Bias") + " holds " + std::to_string (v.size ()) + " values, not NumComponents (" +
@@ -221,7 +221,7 @@ std::string read_dpm_storage (const xmlNode *root, DpmModel *out) {
   n = field (root, "NumParts", &e);
   if (!n)
     return e;
-  if (e = numbers (n, "NumParts", ncomp, &v); !e.empty ())
+  if ((e = numbers (n, "NumParts", ncomp, &v)))
     return e;
   if (v.size () != static_cast<size_t> (ncomp))
     return where (n, "NumParts") + " holds " + std::to_string (v.size ()) + " values, not NumComponents (" +
@@ -236,16 +236,16 @@ std::string read_dpm_storage (const xmlNode *root, DpmModel *out) {
   }
   std::vector<DpmFilter> roots, parts;
   size_t total = 0;
-  if (e = filters (root, "RootFilters", ncomp, &roots, &total); !e.empty ())
+  if ((e = filters (root, "RootFilters", ncomp, &roots, &total)))
     return e;
-  if (e = filters (root, "PartFilters", nparts, &parts, &total); !e.empty ())
+  if ((e = filters (root, "PartFilters", nparts, &parts, &total)))
     return e;
   std::vector<std::vector<double>> anchors, defs, loc;
-  if (e = vectors (root, "Anchor", nparts, 2, 3, &anchors); !e.empty ())
+  if ((e = vectors (root, "Anchor", nparts, 2, 3, &anchors)))
     return e;
-  if (e = vectors (root, "Deformation", nparts, 4, 4, &defs); !e.empty ())
+  if ((e = vectors (root, "Deformation", nparts, 4, 4, &defs)))
     return e;
-  if (e = vectors (root, "LocationWeight", ncomp, 3, 3, &loc); !e.empty ())
+  if ((e = vectors (root, "LocationWeight", ncomp, 3, 3, &loc)))
     return e;
   size_t p = 0;
   for (int c = 0; c < ncomp; c++) {
@@ -270,9 +270,9 @@ std::string read_dpm_storage (const xmlNode *root, DpmModel *out) {
   return {};
 }
 
-std::string parse_dpm_xml (const std::string &text, DpmModel *out) {
+Error parse_dpm_xml (const std::string &text, DpmModel *out) {
   xml::Doc doc;
-  if (std::string e = xml::parse (text, &doc); !e.empty ())
+  if (Error e = xml::parse (text, &doc))
     return e;
   return read_dpm_storage (xml::root (doc), out);
 }

@@ -105,7 +105,7 @@ struct Header {
   bool window = false, shrink = false, levels = false, nodes = false, blur = false, threshold = false, name = false;
 };
 
-std::string read_header_line (const std::string &line, size_t ln, Header *seen, ForestModel *m) {
+Error read_header_line (const std::string &line, size_t ln, Header *seen, ForestModel *m) {
   const size_t sp = line.find_first_of (" \t");
   const std::string key = line.substr (0, sp), rest = sp == std::string::npos ? std::string () : trim (line.substr (sp));
   const std::vector<std::string> v = words (rest, 5);
@@ -165,7 +165,7 @@ std::string read_header_line (const std::string &line, size_t ln, Header *seen, 
   return {};
 }
 
-std::string read_tree (const std::string &line, size_t ln, size_t t, ForestModel *m, double *max_leaf) {
+Error read_tree (const std::string &line, size_t ln, size_t t, ForestModel *m, double *max_leaf) {
   const int K = m->nodes_per_tree;
   const size_t cols = static_cast<size_t> (K) * 9;
   const std::vector<std::string> f = split (line, ',', cols + 1);
@@ -214,7 +214,7 @@ bool is_forest_text (const std::string &text) {
          (text[n] == ' ' || text[n] == '\t' || text[n] == '\n' || text[n] == '\r');
 }
 
-std::string parse_forest (const std::string &text, ForestModel *out) {
+Error parse_forest (const std::string &text, ForestModel *out) {
   if (!is_forest_text (text))
     return "not a random-forest cascade (the first line is not 'gpudetect-forest 1')";
   Lines lines (text);
@@ -236,7 +236,7 @@ std::string parse_forest (const std::string &text, ForestModel *out) {
     }
     if (line[0] == '[')
       return at_line (ln) + "section " + quoted (line) + " before [trees]";
-    if (std::string e = read_header_line (line, ln, &seen, &m); !e.empty ())
+    if (Error e = read_header_line (line, ln, &seen, &m))
       return e;
   }
   if (!in_trees)
@@ -258,7 +258,7 @@ std::string parse_forest (const std::string &text, ForestModel *out) {
     if (max_leaf.size () >= kForestMaxTrees)
       return at_line (ln) + "more than " + std::to_string (kForestMaxTrees) + " trees";
     double ml = 0;
-    if (std::string e = read_tree (line, ln, max_leaf.size (), &m, &ml); !e.empty ())
+    if (Error e = read_tree (line, ln, max_leaf.size (), &m, &ml))
       return e;
     max_leaf.push_back (ml);
   }
@@ -341,12 +341,12 @@ std::string write_forest (const ForestModel &m) {
   return o;
 }
 
-std::string load_forest_file (const std::string &path, ForestModel *out) {
+Error load_forest_file (const std::string &path, ForestModel *out) {
   std::string text;
-  if (std::string e = read_model_file (path, &text); !e.empty ())
+  if (Error e = read_model_file (path, &text))
     return e;
-  if (std::string e = parse_forest (text, out); !e.empty ())
-    return "model file '" + path + "': " + e;
+  if (Error e = parse_forest (text, out))
+    return "model file '" + path + "': " + e.message;
   out->path = path;
   out->default_label = label_for_model (path);
   return {};

@@ -9,6 +9,8 @@
 // Both give the reference's raw windows (model.h: forest_evaluate).
 #include "family.h"
 
+#include "cl/kernel.h"
+
 #include "kernels.h"
 
 #include <algorithm>
@@ -18,6 +20,9 @@
 namespace gpudetect {
 
 namespace {
+
+// The phases a frame's launches are timed under (Family::phases).
+enum : int { kPyramid, kChannels, kFirst, kRest };
 
 // Device layouts (must match kernels/forest.cl).
 struct DevStage {
@@ -34,7 +39,8 @@ constexpr size_t kMaxListItems = size_t (1) << 22;
 
 class ForestFamily final : public Family {
 public:
-  explicit ForestFamily (ForestModel m) : model_ (std::move (m)) {
+  explicit ForestFamily (ForestModel m)
+      : Family ({"pyramid", "channels", "first stages", "later stages"}), model_ (std::move (m)) {
     info_.path = model_.path;
     info_.family = "forest";
     info_.label = model_.default_label;
@@ -56,8 +62,11 @@ public:
   }
   bool gpu_schedule () const override { return gpu_schedule_; }
 
-  cl::Error program (const BuildEnv &env, ProgramSpec *out) override;
-  cl::Error setup (const BuildEnv &env, const cl::Program &program) override;
+  Error options (const Tuning &t) override {
+    return tuning_list (t, "forest-regroup", 4, 1, 100000, true, true, "increasing stages", &regroup_, &regroup_set_);
+  }
+  Error program (const BuildEnv &env, ProgramSpec *out) override;
+  Error setup (const BuildEnv &env, const cl::Program &program) override;
   // The model's pyramid, or the one the search parameters ask for: the
   // window keeps its cells, M' x M' pixels each.
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
@@ -66,43 +75,67 @@ public:
                                  p.levels_per_octave > 0 ? p.levels_per_octave : model_.levels_per_octave, m,
                                  p.min_size, p.max_size);
   }
-  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                       const SearchParams &p) override;
-  cl::Error parameters (const SearchParams &p) override;
-  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override;
+  Error parameters (const SearchParams &p) override;
+  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
   std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                  const SearchParams &p) const override;
 
 private:
   cl_long gamma (const SearchParams &p) const { return forest_final (p.threshold ? *p.threshold : model_.threshold); }
-  // Kernels that emit candidates and the index of their candidates argument.
-  std::vector<std::pair<cl_kernel, cl_uint>> emitters () const;
 
   ForestModel model_;
   ModelInfo info_;
   bool gpu_schedule_ = true;
+  // forest-regroup=11,154,600 (GPU schedule): the stages before which the
+  // windows still alive are compacted into a list and the evaluation is
+  // launched again over it ("none": one dense launch through every stage).
+  std::vector<int> regroup_;
+  bool regroup_set_ = false;
   int local_nodes_ = 1024;
   std::vector<int> bounds_; // phases: stages [bounds_[k], bounds_[k + 1])
   size_t groups_ = 0;       // persistent work-groups of forest_more
   size_t lanes_ = 1;        // work-items a cell row in the preprocessing
-  cl::Kernel blur_, shrink_, cells_, first_, rows_;
-  std::vector<cl::Kernel> more_;
+  // kernels/forest.cl.  FOREST_MODEL: nodes, stages, chunks.
+  using Mem = cl::Mem;
+  // forest_blur_frame(_rows): src, src stride, bpp, rgb, width, height, blurred, counters, candidates
+  cl::TypedKernel<Mem, cl_int, cl_int, cl_int4, cl_int, cl_int, Mem, Mem, Mem> blur_;
+  // forest_shrink: blurred, width, levels, xtab, ytab, xfirst, yfirst, cell rows, rows, M, raw, stride
+  cl::TypedKernel<Mem, cl_int, Mem, Mem, Mem, Mem, Mem, Mem, cl_int, cl_int, Mem, cl_int> shrink_;
+  // forest_blur_cells: levels, cell rows, rows, raw, atlas, stride
+  cl::TypedKernel<Mem, Mem, cl_int, Mem, Mem, cl_int> cells_;
+  // forest_first: levels, segs, atlas, stride, model, c0, c1, last, gamma, out list, out at, out capacity,
+  // counters, candidates
+  cl::TypedKernel<Mem, Mem, Mem, cl_int, Mem, Mem, Mem, cl_int, cl_int, cl_int, cl_long, Mem, cl_int, cl_uint, Mem,
+                  Mem, cl_uint>
+      first_;
+  // forest_more: atlas, model, c0, c1, last, gamma, in list, in at, in capacity, out list, out at, out capacity,
+  // counters, candidates
+  using More = cl::TypedKernel<Mem, Mem, Mem, Mem, cl_int, cl_int, cl_int, cl_long, Mem, cl_int, cl_uint, Mem, cl_int,
+                               cl_uint, Mem, Mem, cl_uint>;
+  std::vector<More> more_;
+  // forest_rows (CPU schedule): levels, window rows, rows, atlas, stride, nodes, stages, nstages, gamma, candidates
+  cl::TypedKernel<Mem, Mem, cl_int, Mem, cl_int, Mem, Mem, cl_int, cl_long, Mem, cl_uint> rows_;
+  FrameLayout layout_;
+  cl_int stride_ = 0, shrink_factor_ = 1;
+  std::vector<int> phase_chunk_; // the first chunk of each phase, then the end
+  cl_uint list_cap_ = 0;
   cl::Mem stages_, counters_;
   cl::Mem nodes_, chunks_, levels_, xtab_, ytab_, xfirst_, yfirst_, cell_rows_, segs_, wrows_;
   cl::Mem blurred_, raw_, atlas_;
   std::vector<cl::Mem> lists_;
   int pixels_ = 0, height_ = 0, ncell_rows_ = 0, nsegs_ = 0, nwrows_ = 0, nwindows_ = 0;
-  cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
   cl_long gamma_ = 0;
 };
 
-cl::Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
+Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
   const cl::DeviceInfo &dev = env.dev.info;
   // local memory: a chunk of nodes, the compaction's scratch
   local_nodes_ = dev.local_mem >= 48 * 1024 ? 2048 : 1024;
   gpu_schedule_ = env.gpu_schedule && dev.max_work_group >= static_cast<size_t> (kWg) &&
                   dev.local_mem >= static_cast<cl_ulong> (local_nodes_ * 16 + kWg * 4 + 64);
-  const std::vector<int> &regroup = env.tuning.forest_regroup_set ? env.tuning.forest_regroup : kDefaultRegroup;
+  const std::vector<int> &regroup = regroup_set_ ? regroup_ : kDefaultRegroup;
   const int nstages = static_cast<int> (model_.stages.size ());
   bounds_ = {0};
   if (gpu_schedule_)
@@ -130,21 +163,21 @@ cl::Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
   return {};
 }
 
-cl::Error ForestFamily::setup (const BuildEnv &env, const cl::Program &program) {
-  for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&blur_, gpu_schedule_ ? "forest_blur_frame"
-                                                                                              : "forest_blur_frame_rows"},
-                                {&shrink_, "forest_shrink"},
-                                {&cells_, "forest_blur_cells"}})
-    if (cl::Error e = cl::create_kernel (program, name, k))
-      return e;
+Error ForestFamily::setup (const BuildEnv &env, const cl::Program &program) {
+  if (Error e = blur_.create (program, gpu_schedule_ ? "forest_blur_frame" : "forest_blur_frame_rows"))
+    return e;
+  if (Error e = shrink_.create (program, "forest_shrink"))
+    return e;
+  if (Error e = cells_.create (program, "forest_blur_cells"))
+    return e;
   if (gpu_schedule_) {
-    if (cl::Error e = cl::create_kernel (program, "forest_first", &first_))
+    if (Error e = first_.create (program, "forest_first"))
       return e;
     more_.resize (bounds_.size () - 2);
-    for (cl::Kernel &k : more_)
-      if (cl::Error e = cl::create_kernel (program, "forest_more", &k))
+    for (More &k : more_)
+      if (Error e = k.create (program, "forest_more"))
         return e;
-  } else if (cl::Error e = cl::create_kernel (program, "forest_rows", &rows_)) {
+  } else if (Error e = rows_.create (program, "forest_rows")) {
     return e;
   }
   // stages: their trees side by side (a tree shared by stages is copied, its
@@ -156,12 +189,12 @@ cl::Error ForestFamily::setup (const BuildEnv &env, const cl::Program &program) 
     st.push_back ({first, n, forest_reject_below (s.threshold)});
     first += n * model_.nodes_per_tree;
   }
-  if (cl::Error e = cl::upload_vector (env.dev, &stages_, st))
+  if (Error e = cl::upload_vector (env.dev, &stages_, st))
     return e;
   return cl::make_buffer (env.dev, &counters_, 16 * sizeof (cl_uint));
 }
 
-cl::Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                                   const SearchParams &p) {
   gamma_ = gamma (p);
   const int K = model_.nodes_per_tree;
@@ -188,7 +221,8 @@ cl::Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &
   for (size_t s = 0; s < model_.stages.size (); s++)
     stage_node[s + 1] = stage_node[s] + (model_.stages[s].last - model_.stages[s].first + 1) * K;
   std::vector<cl_int4> chunks;
-  std::vector<int> phase_chunk = {0};
+  std::vector<int> &phase_chunk = phase_chunk_;
+  phase_chunk = {0};
   auto chunk = [&] (int s0, int s1) {
     chunks.push_back ({{s0, s1, stage_node[s0], stage_node[s1] - stage_node[s0]}});
   };
@@ -231,103 +265,86 @@ cl::Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &
                              {&yfirst_, &g.ytab_first},
                              {&cell_rows_, &cell_rows},
                              {&wrows_, &wrows}})
-    if (cl::Error e = cl::upload_vector (dev, m, *v))
+    if (Error e = cl::upload_vector (dev, m, *v))
       return e;
-  if (cl::Error e = cl::upload_vector (dev, &nodes_, nodes)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &chunks_, chunks)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &levels_, lv)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &segs_, segs)) return e;
+  if (Error e = cl::upload_vector (dev, &nodes_, nodes)) return e;
+  if (Error e = cl::upload_vector (dev, &chunks_, chunks)) return e;
+  if (Error e = cl::upload_vector (dev, &levels_, lv)) return e;
+  if (Error e = cl::upload_vector (dev, &segs_, segs)) return e;
   const size_t plane = static_cast<size_t> (std::max (g.rows, 1)) * std::max (g.stride, 1) * sizeof (cl_int);
-  if (cl::Error e = cl::make_buffer (dev, &blurred_, static_cast<size_t> (std::max (pixels_, 1)) * sizeof (cl_ushort)))
+  if (Error e = cl::make_buffer (dev, &blurred_, static_cast<size_t> (std::max (pixels_, 1)) * sizeof (cl_ushort)))
     return e;
-  if (cl::Error e = cl::make_buffer (dev, &raw_, plane)) return e;
-  if (cl::Error e = cl::make_buffer (dev, &atlas_, plane)) return e;
+  if (Error e = cl::make_buffer (dev, &raw_, plane)) return e;
+  if (Error e = cl::make_buffer (dev, &atlas_, plane)) return e;
 
-  const cl_int width = layout.width, height = layout.height, stride = g.stride;
-  bound_src_ = bound_cand_ = nullptr;
-  GPUDETECT_CL_TRY (cl::set_args (blur_.get (), cl::Mem (), cl_int (layout.stride ()), cl_int (layout.bpp ()),
-                                  rgb_offsets (layout.format), width, height, blurred_, counters_));
-  const cl_int shrink = g.levels.empty () ? 1 : g.levels[0].step;
-  GPUDETECT_CL_TRY (cl::set_args (shrink_.get (), blurred_, width, levels_, xtab_, ytab_, xfirst_, yfirst_,
-                                  cell_rows_, cl_int (ncell_rows_), shrink, raw_, stride));
-  GPUDETECT_CL_TRY (cl::set_args (cells_.get (), levels_, cell_rows_, cl_int (ncell_rows_), raw_, atlas_, stride));
-  if (!gpu_schedule_) {
-    GPUDETECT_CL_TRY (cl::set_args (rows_.get (), levels_, wrows_, cl_int (nwrows_), atlas_, stride, nodes_, stages_,
-                                    cl_int (model_.stages.size ()), gamma_));
+  layout_ = layout;
+  stride_ = g.stride;
+  shrink_factor_ = g.levels.empty () ? 1 : g.levels[0].step;
+  if (!gpu_schedule_)
     return {};
-  }
   // List k, the windows alive before phase k + 1, in buffer k % 2: phase k
   // reads one and writes the other, so two buffers serve every phase (the
   // counters stay one pair per list).
   const size_t phases = bounds_.size () - 1;
-  const cl_uint cap = static_cast<cl_uint> (std::min<size_t> (std::max (nwindows_, 1), kMaxListItems));
+  list_cap_ = static_cast<cl_uint> (std::min<size_t> (std::max (nwindows_, 1), kMaxListItems));
   lists_.resize (std::min<size_t> (phases - 1, 2));
   for (cl::Mem &m : lists_)
-    if (cl::Error e = cl::make_buffer (dev, &m, cap * kItemBytes))
+    if (Error e = cl::make_buffer (dev, &m, list_cap_ * kItemBytes))
       return e;
-  auto list = [&] (size_t k) -> const cl::Mem & { return lists_[k % 2]; };
-  auto last = [&] (size_t k) { return cl_int (k + 1 == phases); };
-  GPUDETECT_CL_TRY (cl::set_args (first_.get (), levels_, segs_, atlas_, stride, nodes_, stages_, chunks_,
-                                  cl_int (phase_chunk[0]), cl_int (phase_chunk[1]), last (0), gamma_,
-                                  phases > 1 ? list (0) : atlas_, cl_int (0), phases > 1 ? cap : 0u, counters_));
-  for (size_t k = 1; k < phases; k++)
-    GPUDETECT_CL_TRY (cl::set_args (more_[k - 1].get (), atlas_, nodes_, stages_, chunks_, cl_int (phase_chunk[k]),
-                                    cl_int (phase_chunk[k + 1]), last (k), gamma_, list (k - 1),
-                                    cl_int (2 * (k - 1)), cap, k + 1 < phases ? list (k) : atlas_,
-                                    cl_int (2 * k), k + 1 < phases ? cap : 0u, counters_));
   return {};
 }
 
-std::vector<std::pair<cl_kernel, cl_uint>> ForestFamily::emitters () const {
-  if (!gpu_schedule_)
-    return {{rows_.get (), 9}};
-  std::vector<std::pair<cl_kernel, cl_uint>> v = {{first_.get (), 15}};
-  for (const cl::Kernel &k : more_)
-    v.push_back ({k.get (), 15});
-  return v;
-}
-
-cl::Error ForestFamily::parameters (const SearchParams &p) {
-  // gamma: argument 8 of forest_rows, 10 of forest_first, 7 of forest_more
+Error ForestFamily::parameters (const SearchParams &p) {
   gamma_ = gamma (p);
-  if (!gpu_schedule_) {
-    GPUDETECT_CL_TRY (cl::set_arg (rows_.get (), 8, gamma_));
-    return {};
-  }
-  GPUDETECT_CL_TRY (cl::set_arg (first_.get (), 10, gamma_));
-  for (cl::Kernel &k : more_)
-    GPUDETECT_CL_TRY (cl::set_arg (k.get (), 7, gamma_));
   return {};
 }
 
-cl::Error ForestFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
-  if (bound_src_ != frame.src.get ()) {
-    GPUDETECT_CL_TRY (cl::set_arg (blur_.get (), 0, frame.src));
-    bound_src_ = frame.src.get ();
-  }
-  if (bound_cand_ != frame.candidates.get ()) {
-    GPUDETECT_CL_TRY (cl::set_arg (blur_.get (), 8, frame.candidates));
-    for (const auto &[k, at] : emitters ())
-      GPUDETECT_CL_TRY (cl::set_args_from (k, at, frame.candidates, frame.capacity));
-    bound_cand_ = frame.candidates.get ();
-  }
-  if (cl::Error e = gpu_schedule_ ? l.launch (blur_.get (), round_up (std::max (pixels_, 1), 64), 64, Phase::Pyramid)
-                                  : l.launch (blur_.get (), round_up (height_, 8), 8, Phase::Pyramid))
+Error ForestFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
+  const cl_int width = layout_.width;
+  if (Error e = blur_.set (frame.src, cl_int (layout_.stride ()), cl_int (layout_.bpp ()), rgb_offsets (layout_.format),
+                           width, cl_int (layout_.height), blurred_, counters_, frame.candidates))
+    return e;
+  if (Error e = gpu_schedule_ ? l.launch (blur_.get (), round_up (std::max (pixels_, 1), 64), 64, kPyramid)
+                              : l.launch (blur_.get (), round_up (height_, 8), 8, kPyramid))
     return e;
   if (nwindows_ == 0)
     return {};
   const size_t local = gpu_schedule_ ? 64 : 8;
-  if (cl::Error e = l.launch (shrink_.get (), round_up (ncell_rows_ * lanes_, local), local, Phase::Pyramid))
+  if (Error e = shrink_.set (blurred_, width, levels_, xtab_, ytab_, xfirst_, yfirst_, cell_rows_, cl_int (ncell_rows_),
+                             shrink_factor_, raw_, stride_))
     return e;
-  if (cl::Error e = l.launch (cells_.get (), round_up (ncell_rows_ * lanes_, local), local, Phase::Integral))
+  if (Error e = l.launch (shrink_.get (), round_up (ncell_rows_ * lanes_, local), local, kPyramid))
     return e;
-  if (!gpu_schedule_)
-    return l.launch (rows_.get (), round_up (nwrows_, 8), 8, Phase::First);
-  if (cl::Error e = l.launch (first_.get (), static_cast<size_t> (nsegs_) * kWg, kWg, Phase::First))
+  if (Error e = cells_.set (levels_, cell_rows_, cl_int (ncell_rows_), raw_, atlas_, stride_))
     return e;
-  for (cl::Kernel &k : more_)
-    if (cl::Error e = l.launch (k.get (), groups_ * kWg, kWg, Phase::Rest))
+  if (Error e = l.launch (cells_.get (), round_up (ncell_rows_ * lanes_, local), local, kChannels))
+    return e;
+  if (!gpu_schedule_) {
+    if (Error e = rows_.set (levels_, wrows_, cl_int (nwrows_), atlas_, stride_, nodes_, stages_,
+                             cl_int (model_.stages.size ()), gamma_, frame.candidates, frame.capacity))
       return e;
+    return l.launch (rows_.get (), round_up (nwrows_, 8), 8, kFirst);
+  }
+  // List k, the windows alive before phase k + 1, in buffer k % 2 (see geometry()).
+  const size_t phases = bounds_.size () - 1;
+  const cl_uint cap = list_cap_;
+  auto list = [&] (size_t k) -> const cl::Mem & { return lists_[k % 2]; };
+  auto last = [&] (size_t k) { return cl_int (k + 1 == phases); };
+  if (Error e = first_.set (levels_, segs_, atlas_, stride_, nodes_, stages_, chunks_, cl_int (phase_chunk_[0]),
+                            cl_int (phase_chunk_[1]), last (0), gamma_, phases > 1 ? list (0) : atlas_, cl_int (0),
+                            phases > 1 ? cap : 0u, counters_, frame.candidates, frame.capacity))
+    return e;
+  if (Error e = l.launch (first_.get (), static_cast<size_t> (nsegs_) * kWg, kWg, kFirst))
+    return e;
+  for (size_t k = 1; k < phases; k++) {
+    if (Error e = more_[k - 1].set (atlas_, nodes_, stages_, chunks_, cl_int (phase_chunk_[k]),
+                                    cl_int (phase_chunk_[k + 1]), last (k), gamma_, list (k - 1), cl_int (2 * (k - 1)),
+                                    cap, k + 1 < phases ? list (k) : atlas_, cl_int (2 * k), k + 1 < phases ? cap : 0u,
+                                    counters_, frame.candidates, frame.capacity))
+      return e;
+    if (Error e = l.launch (more_[k - 1].get (), groups_ * kWg, kWg, kRest))
+      return e;
+  }
   return {};
 }
 
@@ -351,6 +368,11 @@ std::vector<Detection> ForestFamily::finish (const std::vector<RawHit> &hits, co
 }
 
 } // namespace
+
+const std::vector<std::string> &forest_option_keys () {
+  static const std::vector<std::string> keys = {"forest-regroup"};
+  return keys;
+}
 
 std::unique_ptr<Family> make_forest_family (ForestModel model) {
   return std::make_unique<ForestFamily> (std::move (model));

@@ -14,6 +14,7 @@
 // exactly (tests/engine/test_forest_schedules.cpp).
 #pragma once
 
+#include "cl/error.h"
 #include "core/pyramid.h"
 
 #include <array>
@@ -112,9 +113,9 @@ ForestVerdict forest_evaluate (const ForestModel &m, const int32_t *window, int 
 // line and column at fault), and the text for a model (every number written
 // so that it reads back exactly).
 bool is_forest_text (const std::string &text);
-std::string parse_forest (const std::string &text, ForestModel *out);
+Error parse_forest (const std::string &text, ForestModel *out);
 std::string write_forest (const ForestModel &m);
 // Reads and parses a file (at most 64 MiB).
-std::string load_forest_file (const std::string &path, ForestModel *out);
+Error load_forest_file (const std::string &path, ForestModel *out);
 
 } // namespace gpudetect

@@ -19,9 +19,13 @@ namespace gpudetect {
 
 namespace {
 
+// The phases a frame's launches are timed under (Family::phases).
+enum : int { kPyramid, kFeatures, kFilters };
+
 class DtHogFamily final : public Family {
 public:
-  explicit DtHogFamily (HogFilterModel m) : model_ (std::move (m)) {
+  explicit DtHogFamily (HogFilterModel m)
+      : Family ({"pyramid", "hog features", "filters"}), model_ (std::move (m)) {
     const DtHogParams &p = model_.dt;
     info_.path = model_.path;
     info_.family = "hogfilter";
@@ -38,7 +42,8 @@ public:
   }
   bool gpu_schedule () const override { return gpu_schedule_; }
 
-  cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
+  Error options (const Tuning &t) override { return check_hog_eval (t); }
+  Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
     out->source = DtDevice::source () + "\n" + FftCorrelator::source ();
     const uint64_t fh = FftCorrelator::source_hash ();
@@ -48,14 +53,14 @@ public:
                    std::to_string (model_.dims ());
     if (env.dev.info.fp64)
       out->options += " -D HOG_ACC_DOUBLE";
-    if (cl::Error e = eval_.program (env, 1, model_.rows, model_.cols, out))
+    if (Error e = eval_.program (env, 1, model_.rows, model_.cols, out))
       return e;
     info_.description = description_ + ", " + eval_.evaluation ();
     return {};
   }
 
-  cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
-    if (cl::Error e = dt_.setup (env.dev, program, model_.dt, !gpu_schedule_))
+  Error setup (const BuildEnv &env, const cl::Program &program) override {
+    if (Error e = dt_.setup (env.dev, program, model_.dt, !gpu_schedule_))
       return e;
     // the SVM's weights are one plane of rows x cols per feature, as the
     // filter bank wants them
@@ -92,32 +97,32 @@ public:
     return g;
   }
 
-  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                       const SearchParams &p) override {
     const DtPlan dp = plan_dt (g.image_width, g.image_height, model_.dt, model_.rows, model_.cols, p.min_size,
                                p.max_size);
-    if (cl::Error e = dt_.geometry (dev, dp, layout))
+    if (Error e = dt_.geometry (dev, dp, layout))
       return e;
     // each level's block features: blocks_y x blocks_x at block_offset of
     // every feature plane; its windows are the filter's positions there
     std::vector<FeatureLevel> levels;
     for (const DtLevel &l : dp.levels)
       levels.push_back ({l.blocks_y, l.blocks_x, l.block_offset, l.first_window});
-    if (cl::Error e = eval_.geometry (levels, dt_.plane (), dt_.features (), dt_.levels (), dt_.nlevels ()))
+    if (Error e = eval_.geometry (levels, dt_.plane (), dt_.features (), dt_.levels (), dt_.nlevels ()))
       return e;
     return parameters (p);
   }
 
-  cl::Error parameters (const SearchParams &p) override {
+  Error parameters (const SearchParams &p) override {
     // score = dot + rho >= threshold: dot >= threshold + bias (bias = -rho)
     return eval_.thresholds (
         {float_at_least (model_.filters[0].bias + (p.threshold ? *p.threshold : model_.threshold))});
   }
 
-  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override {
-    if (cl::Error e = dt_.enqueue (frame.src, frame.candidates, l))
+  Error enqueue (const FrameBuffers &frame, Launcher &l) override {
+    if (Error e = dt_.enqueue (frame.src, frame.candidates, kPyramid, kFeatures, l))
       return e;
-    return eval_.enqueue (frame, l);
+    return eval_.enqueue (frame, kFilters, l);
   }
 
   std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,

@@ -309,15 +309,17 @@ std::string DtDevice::options (const cl::Device &dev, const DtHogParams &p) {
   return o;
 }
 
-cl::Error DtDevice::setup (const cl::Device &dev, const cl::Program &program, const DtHogParams &p, bool rows) {
+Error DtDevice::setup (const cl::Device &dev, const cl::Program &program, const DtHogParams &p, bool rows) {
   rows_ = rows;
   l2hys_ = static_cast<float> (p.l2hys);
-  for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&resample_, rows ? "dt_resample_rows" : "dt_resample"},
-                                {&gradients_, rows ? "dt_gradients_rows" : "dt_gradients"},
-                                {&blocks_, rows ? "dt_blocks_rows" : "dt_blocks"}})
-    if (cl::Error e = cl::create_kernel (program, name, k))
-      return e;
-  if (cl::Error e = cl::upload_vector (dev, &lut_, gamma_lut (p)))
+  if (Error e = rows ? resample_rows_.create (program, "dt_resample_rows") : resample_.create (program, "dt_resample"))
+    return e;
+  if (Error e = rows ? gradients_rows_.create (program, "dt_gradients_rows")
+                     : gradients_.create (program, "dt_gradients"))
+    return e;
+  if (Error e = rows ? blocks_rows_.create (program, "dt_blocks_rows") : blocks_.create (program, "dt_blocks"))
+    return e;
+  if (Error e = cl::upload_vector (dev, &lut_, gamma_lut (p)))
     return e;
   std::vector<cl_int> pos;
   std::vector<cl_float4> w;
@@ -325,12 +327,12 @@ cl::Error DtDevice::setup (const cl::Device &dev, const cl::Program &program, co
     pos.push_back (e.y * 16 + e.x);
     w.push_back ({{e.w[0], e.w[1], e.w[2], e.w[3]}});
   }
-  if (cl::Error e = cl::upload_vector (dev, &ptab_, pos))
+  if (Error e = cl::upload_vector (dev, &ptab_, pos))
     return e;
   return cl::upload_vector (dev, &ptab_w_, w);
 }
 
-cl::Error DtDevice::geometry (const cl::Device &dev, const DtPlan &plan, const FrameLayout &layout) {
+Error DtDevice::geometry (const cl::Device &dev, const DtPlan &plan, const FrameLayout &layout) {
   nlevels_ = static_cast<int> (plan.levels.size ());
   if (plan.pixels >= (size_t (1) << 28) || plan.blocks * kDtDims >= (size_t (1) << 31))
     return {"frames of " + std::to_string (plan.image_width) + "x" + std::to_string (plan.image_height) +
@@ -359,75 +361,68 @@ cl::Error DtDevice::geometry (const cl::Device &dev, const DtPlan &plan, const F
   npix_rows_ = static_cast<int> (prow.size ());
   nblock_rows_ = static_cast<int> (brow.size ());
   plane_ = plan.blocks;
-  if (cl::Error e = cl::upload_vector (dev, &levels_, lv))
+  if (Error e = cl::upload_vector (dev, &levels_, lv))
     return e;
-  if (cl::Error e = cl::upload_vector (dev, &xtab_, xtab))
+  if (Error e = cl::upload_vector (dev, &xtab_, xtab))
     return e;
-  if (cl::Error e = cl::upload_vector (dev, &ytab_, ytab))
+  if (Error e = cl::upload_vector (dev, &ytab_, ytab))
     return e;
-  if (cl::Error e = cl::upload_vector (dev, &pix_rows_, prow))
+  if (Error e = cl::upload_vector (dev, &pix_rows_, prow))
     return e;
-  if (cl::Error e = cl::upload_vector (dev, &block_rows_, brow))
+  if (Error e = cl::upload_vector (dev, &block_rows_, brow))
     return e;
   const size_t np = std::max<size_t> (plan.pixels, 1);
-  if (cl::Error e = cl::make_buffer (dev, &pix_, np))
+  if (Error e = cl::make_buffer (dev, &pix_, np))
     return e;
-  if (cl::Error e = cl::make_buffer (dev, &grad_, np * 2 * sizeof (float)))
+  if (Error e = cl::make_buffer (dev, &grad_, np * 2 * sizeof (float)))
     return e;
-  if (cl::Error e = cl::make_buffer (dev, &bins_, np * 2))
+  if (Error e = cl::make_buffer (dev, &bins_, np * 2))
     return e;
-  if (cl::Error e = cl::make_buffer (dev, &feats_, std::max<size_t> (plan.blocks, 1) * kDtDims * sizeof (float)))
+  if (Error e = cl::make_buffer (dev, &feats_, std::max<size_t> (plan.blocks, 1) * kDtDims * sizeof (float)))
     return e;
-  bound_src_ = bound_cand_ = nullptr;
+  layout_ = layout;
+  image_width_ = plan.image_width;
   const cl_int plane = static_cast<cl_int> (plan.blocks);
   if (rows_) {
-    GPUDETECT_CL_TRY (cl::set_args (resample_.get (), cl::Mem (), cl_int (layout.stride ()), cl_int (layout.bpp ()),
-                                    rgb_offsets (layout.format), cl_int (plan.image_width), levels_, pix_rows_,
-                                    cl_int (npix_rows_), xtab_, ytab_, pix_, cl::Mem ()));
-    GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, pix_rows_, cl_int (npix_rows_), lut_, grad_,
-                                    bins_));
-    GPUDETECT_CL_TRY (cl::set_args (blocks_.get (), grad_, bins_, levels_, block_rows_, cl_int (nblock_rows_), ptab_,
-                                    ptab_w_, l2hys_, feats_, plane));
-  } else {
-    GPUDETECT_CL_TRY (cl::set_args (resample_.get (), cl::Mem (), cl_int (layout.stride ()), cl_int (layout.bpp ()),
-                                    rgb_offsets (layout.format), cl_int (plan.image_width), levels_,
-                                    cl_int (nlevels_), cl_int (npixels_), xtab_, ytab_, pix_, cl::Mem ()));
-    GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, cl_int (nlevels_), cl_int (npixels_), lut_,
-                                    grad_, bins_));
-    GPUDETECT_CL_TRY (cl::set_args (blocks_.get (), grad_, bins_, levels_, cl_int (nlevels_), cl_int (nblocks_), ptab_,
-                                    ptab_w_, l2hys_, feats_, plane));
+    if (Error e = gradients_rows_.set (pix_, levels_, pix_rows_, cl_int (npix_rows_), lut_, grad_, bins_))
+      return e;
+    return blocks_rows_.set (grad_, bins_, levels_, block_rows_, cl_int (nblock_rows_), ptab_, ptab_w_, l2hys_, feats_,
+                             plane);
   }
-  return {};
+  if (Error e = gradients_.set (pix_, levels_, cl_int (nlevels_), cl_int (npixels_), lut_, grad_, bins_))
+    return e;
+  return blocks_.set (grad_, bins_, levels_, cl_int (nlevels_), cl_int (nblocks_), ptab_, ptab_w_, l2hys_, feats_,
+                      plane);
 }
 
-cl::Error DtDevice::enqueue (const cl::Mem &src, const cl::Mem &candidates, Launcher &l) {
-  const cl_uint src_arg = 0, cand_arg = 11;
-  if (bound_src_ != src.get ()) {
-    GPUDETECT_CL_TRY (cl::set_arg (resample_.get (), src_arg, src));
-    bound_src_ = src.get ();
-  }
-  if (bound_cand_ != candidates.get ()) {
-    GPUDETECT_CL_TRY (cl::set_arg (resample_.get (), cand_arg, candidates));
-    bound_cand_ = candidates.get ();
-  }
+Error DtDevice::enqueue (const cl::Mem &src, const cl::Mem &candidates, int pyramid, int features,
+                         Launcher &l) {
+  const cl_int stride = layout_.stride (), bpp = layout_.bpp ();
+  const cl_int4 rgb = rgb_offsets (layout_.format);
   const size_t local = 64;
   if (rows_) {
+    if (Error e = resample_rows_.set (src, stride, bpp, rgb, image_width_, levels_, pix_rows_, cl_int (npix_rows_), xtab_,
+                                      ytab_, pix_, candidates))
+      return e;
     const size_t n = round_up (std::max (npix_rows_, 1), 8);
-    if (cl::Error e = l.launch (resample_.get (), n, 8, Phase::Pyramid))
+    if (Error e = l.launch (resample_rows_.get (), n, 8, pyramid))
       return e;
     if (npixels_ == 0)
       return {};
-    if (cl::Error e = l.launch (gradients_.get (), n, 8, Phase::Integral))
+    if (Error e = l.launch (gradients_rows_.get (), n, 8, features))
       return e;
-    return l.launch (blocks_.get (), round_up (std::max (nblock_rows_, 1), 8), 8, Phase::Integral);
+    return l.launch (blocks_rows_.get (), round_up (std::max (nblock_rows_, 1), 8), 8, features);
   }
-  if (cl::Error e = l.launch (resample_.get (), round_up (std::max (npixels_, 1), local), local, Phase::Pyramid))
+  if (Error e = resample_.set (src, stride, bpp, rgb, image_width_, levels_, cl_int (nlevels_), cl_int (npixels_), xtab_,
+                               ytab_, pix_, candidates))
+    return e;
+  if (Error e = l.launch (resample_.get (), round_up (std::max (npixels_, 1), local), local, pyramid))
     return e;
   if (npixels_ == 0)
     return {};
-  if (cl::Error e = l.launch (gradients_.get (), round_up (npixels_, local), local, Phase::Integral))
+  if (Error e = l.launch (gradients_.get (), round_up (npixels_, local), local, features))
     return e;
-  return l.launch (blocks_.get (), round_up (static_cast<size_t> (nblocks_) * 4, 64), 64, Phase::Integral);
+  return l.launch (blocks_.get (), round_up (static_cast<size_t> (nblocks_) * 4, 64), 64, features);
 }
 
 } // namespace gpudetect

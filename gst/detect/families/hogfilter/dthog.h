@@ -34,6 +34,7 @@
 #pragma once
 
 #include "cl/cl.h"
+#include "cl/kernel.h"
 #include "core/family.h"
 
 #include <cstdint>
@@ -130,16 +131,17 @@ public:
 
   // rows: the CPU schedule's kernels (a work-item per row rather than per
   // pixel or block).
-  cl::Error setup (const cl::Device &dev, const cl::Program &program, const DtHogParams &p, bool rows = false);
+  Error setup (const cl::Device &dev, const cl::Program &program, const DtHogParams &p, bool rows = false);
   // (Re)allocates for a plan.  Level descriptors (int16): s0 width, s1
   // height, s2 pixel offset, s3 xtab first, s4 ytab first, s5 first column
   // of OpenCV's scalar arctangent (the width where none), s9 blocks down,
   // s10 blocks across, s11 block offset (= s12, its first block item), s14
   // first window, s15 windows across: components 10, 11, 14, 15 as
   // kernels/hog.cl's filters read them.
-  cl::Error geometry (const cl::Device &dev, const DtPlan &plan, const FrameLayout &layout);
+  Error geometry (const cl::Device &dev, const DtPlan &plan, const FrameLayout &layout);
   // The first launch resets the frame's candidates.
-  cl::Error enqueue (const cl::Mem &src, const cl::Mem &candidates, Launcher &l);
+  // Launched under the caller's phases `pyramid` (resampling) and `features`.
+  Error enqueue (const cl::Mem &src, const cl::Mem &candidates, int pyramid, int features, Launcher &l);
 
   const cl::Mem &levels () const { return levels_; }
   const cl::Mem &pixels () const { return pix_; }
@@ -150,13 +152,24 @@ public:
   size_t plane () const { return plane_; } // values of one feature plane (all levels)
 
 private:
-  cl::Kernel resample_, gradients_, blocks_;
+  // kernels/hog_dt.cl, each with a CPU-schedule variant over rows (_rows) in place of the item counts
+  using Mem = cl::Mem;
+  // dt_resample: src, src stride, bpp, rgb, src width, levels, nlevels, npixels, xtab, ytab, pixels, candidates
+  cl::TypedKernel<Mem, cl_int, cl_int, cl_int4, cl_int, Mem, cl_int, cl_int, Mem, Mem, Mem, Mem> resample_;
+  cl::TypedKernel<Mem, cl_int, cl_int, cl_int4, cl_int, Mem, Mem, cl_int, Mem, Mem, Mem, Mem> resample_rows_;
+  // dt_gradients: pixels, levels, nlevels, npixels, lut, gradients, bins
+  cl::TypedKernel<Mem, Mem, cl_int, cl_int, Mem, Mem, Mem> gradients_;
+  cl::TypedKernel<Mem, Mem, Mem, cl_int, Mem, Mem, Mem> gradients_rows_;
+  // dt_blocks: gradients, bins, levels, nlevels, nblocks, ptab, weights, l2hys, features, plane
+  cl::TypedKernel<Mem, Mem, Mem, cl_int, cl_int, Mem, Mem, cl_float, Mem, cl_int> blocks_;
+  cl::TypedKernel<Mem, Mem, Mem, Mem, cl_int, Mem, Mem, cl_float, Mem, cl_int> blocks_rows_;
+  FrameLayout layout_;
+  cl_int image_width_ = 0;
   cl::Mem levels_, xtab_, ytab_, lut_, ptab_, ptab_w_, pix_, grad_, bins_, feats_, pix_rows_, block_rows_;
   bool rows_ = false;
   float l2hys_ = 0.2f;
   int nlevels_ = 0, npixels_ = 0, nblocks_ = 0, npix_rows_ = 0, nblock_rows_ = 0;
   size_t plane_ = 0;
-  cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
 };
 
 } // namespace gpudetect

@@ -22,9 +22,13 @@ namespace gpudetect {
 
 namespace {
 
+// The phases a frame's launches are timed under (Family::phases).
+enum : int { kPyramid, kFeatures, kFilters };
+
 class HogFilterFamily final : public Family {
 public:
-  explicit HogFilterFamily (HogFilterModel m) : model_ (std::move (m)) {
+  explicit HogFilterFamily (HogFilterModel m)
+      : Family ({"pyramid", "hog features", "filters"}), model_ (std::move (m)) {
     info_.path = model_.path;
     info_.family = "hogfilter";
     info_.label = model_.default_label;
@@ -41,21 +45,22 @@ public:
   }
   bool gpu_schedule () const override { return gpu_schedule_; }
 
-  cl::Error program (const BuildEnv &env, ProgramSpec *out) override {
+  Error options (const Tuning &t) override { return check_hog_eval (t); }
+  Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
     const int nf = static_cast<int> (model_.filters.size ());
     out->source = FhogDevice::source () + "\n" + FftCorrelator::source ();
     const uint64_t fh = FftCorrelator::source_hash ();
     out->hash = cl::fnv1a (&fh, sizeof fh, FhogDevice::source_hash ());
     out->options = FhogDevice::options (env.dev, model_.fhog (), nf);
-    if (cl::Error e = eval_.program (env, nf, model_.rows, model_.cols, out))
+    if (Error e = eval_.program (env, nf, model_.rows, model_.cols, out))
       return e;
     info_.description = description_ + ", " + eval_.evaluation ();
     return {};
   }
 
-  cl::Error setup (const BuildEnv &env, const cl::Program &program) override {
-    if (cl::Error e = fhog_.setup (program, !gpu_schedule_))
+  Error setup (const BuildEnv &env, const cl::Program &program) override {
+    if (Error e = fhog_.setup (program, !gpu_schedule_))
       return e;
     FilterBank bank;
     bank.rows = model_.rows;
@@ -67,10 +72,10 @@ public:
   }
 
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override;
-  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                       const SearchParams &p) override;
-  cl::Error parameters (const SearchParams &p) override;
-  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override;
+  Error parameters (const SearchParams &p) override;
+  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
   std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                  const SearchParams &p) const override;
 
@@ -114,7 +119,7 @@ PyramidGeometry HogFilterFamily::plan (int width, int height, const SearchParams
   return g;
 }
 
-cl::Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                                      const SearchParams &p) {
   const FhogPlan fp = plan_fhog (g.image_width, g.image_height, model_.fhog ());
   const int nf = static_cast<int> (model_.filters.size ());
@@ -126,17 +131,17 @@ cl::Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometr
   }
   if (static_cast<int64_t> (first) * nf >= (int64_t (1) << 31))
     return {"too many filter positions for one frame"};
-  if (cl::Error e = fhog_.geometry (dev, fp, layout, windows))
+  if (Error e = fhog_.geometry (dev, fp, layout, windows))
     return e;
   std::vector<FeatureLevel> levels;
   for (size_t k = 0; k < fp.levels.size (); k++)
     levels.push_back ({fp.levels[k].feat_rows, fp.levels[k].feat_cols, fp.levels[k].feat_offset, windows[k].first});
-  if (cl::Error e = eval_.geometry (levels, fp.feat_plane, fhog_.features (), fhog_.levels (), fhog_.nlevels ()))
+  if (Error e = eval_.geometry (levels, fp.feat_plane, fhog_.features (), fhog_.levels (), fhog_.nlevels ()))
     return e;
   return parameters (p);
 }
 
-cl::Error HogFilterFamily::parameters (const SearchParams &p) {
+Error HogFilterFamily::parameters (const SearchParams &p) {
   const double t = p.threshold ? *p.threshold : model_.threshold;
   std::vector<float> th;
   for (const HogFilterModel::Filter &f : model_.filters)
@@ -144,10 +149,10 @@ cl::Error HogFilterFamily::parameters (const SearchParams &p) {
   return eval_.thresholds (th);
 }
 
-cl::Error HogFilterFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
-  if (cl::Error e = fhog_.enqueue (frame.src, frame.candidates, l))
+Error HogFilterFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
+  if (Error e = fhog_.enqueue (frame.src, frame.candidates, kPyramid, kFeatures, l))
     return e;
-  return eval_.enqueue (frame, l);
+  return eval_.enqueue (frame, kFilters, l);
 }
 
 std::vector<Detection> HogFilterFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,

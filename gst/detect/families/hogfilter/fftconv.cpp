@@ -33,10 +33,22 @@ bool fft_preferred (bool gpu, int filters, int rows, int cols) {
   return static_cast<double> (rows) * cols >= c.a / std::max (filters, 1) + c.b;
 }
 
-cl::Error choose_fft (const BuildEnv &env, int filters, int rows, int cols, bool *fft) {
-  *fft = env.tuning.hog_eval == Tuning::HogEval::Fft ||
-         (env.tuning.hog_eval == Tuning::HogEval::Auto && FftCorrelator::available () &&
-          fft_preferred (env.gpu_schedule, filters, rows, cols));
+const char kHogEvalKey[] = "hog-eval";
+
+Error hog_eval_option (const Tuning &t, HogEval *out) {
+  int v = static_cast<int> (HogEval::Auto);
+  if (Error e = tuning_choice (t, kHogEvalKey, {"direct", "fft", "auto"}, &v))
+    return e;
+  *out = static_cast<HogEval> (v);
+  return {};
+}
+
+Error choose_fft (const BuildEnv &env, int filters, int rows, int cols, bool *fft) {
+  HogEval eval = HogEval::Auto;
+  if (Error e = hog_eval_option (env.tuning, &eval))
+    return e;
+  *fft = eval == HogEval::Fft ||
+         (eval == HogEval::Auto && FftCorrelator::available () && fft_preferred (env.gpu_schedule, filters, rows, cols));
   if (*fft && !FftCorrelator::available ())
     return {"hog-eval=fft: this build of gpudetect has no FFT evaluation (vkFFT.h was not found when it was "
             "configured)"};
@@ -61,7 +73,7 @@ uint64_t FftCorrelator::program_hash () {
   return hash;
 }
 
-cl::Error FftCorrelator::setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank, bool gpu,
+Error FftCorrelator::setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank, bool gpu,
                                 bool compact) {
   if (bank.rows < 1 || bank.cols < 1 || bank.dims < 1 || bank.filters.empty ())
     return {"an empty filter bank"};
@@ -73,14 +85,17 @@ cl::Error FftCorrelator::setup (const cl::Device &dev, const cl::Program &progra
       return {"a filter of the bank has " + std::to_string (f.size ()) + " coefficients, not " + std::to_string (per)};
     coef.insert (coef.end (), f.begin (), f.end ());
   }
-  for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&pack_, gpu ? "fft_pack" : "fft_pack_rows"},
-                                {&place_, "fft_place_filters"},
-                                {&mac_, gpu ? "fft_mac" : "fft_mac_rows"},
-                                {&extract_, gpu ? "fft_extract" : "fft_extract_rows"},
-                                {&dense_, "fft_dense"}})
-    if (cl::Error e = cl::create_kernel (program, name, k))
-      return e;
-  if (cl::Error e = cl::upload_vector (dev, &coef_, coef))
+  if (Error e = gpu ? pack_.create (program, "fft_pack") : pack_rows_.create (program, "fft_pack_rows"))
+    return e;
+  if (Error e = place_.create (program, "fft_place_filters"))
+    return e;
+  if (Error e = mac_.create (program, gpu ? "fft_mac" : "fft_mac_rows"))
+    return e;
+  if (Error e = gpu ? extract_.create (program, "fft_extract") : extract_rows_.create (program, "fft_extract_rows"))
+    return e;
+  if (Error e = dense_.create (program, "fft_dense"))
+    return e;
+  if (Error e = cl::upload_vector (dev, &coef_, coef))
     return e;
   dev_ = &dev;
   bank_ = bank;
@@ -91,7 +106,7 @@ cl::Error FftCorrelator::setup (const cl::Device &dev, const cl::Program &progra
   return {};
 }
 
-cl::Error FftCorrelator::plan_for (int rows, int cols, int batches, VkfftPlan::Direction dir, const VkfftPlan **out) {
+Error FftCorrelator::plan_for (int rows, int cols, int batches, VkfftPlan::Direction dir, const VkfftPlan **out) {
   for (size_t i = 0; i < plans_.size (); i++) {
     const VkfftPlan &p = *plans_[i];
     if (p.rows () == rows && p.cols () == cols && p.batches () == batches && p.direction () == dir) {
@@ -103,7 +118,7 @@ cl::Error FftCorrelator::plan_for (int rows, int cols, int batches, VkfftPlan::D
     }
   }
   std::unique_ptr<VkfftPlan> p;
-  if (cl::Error e = VkfftPlan::create (*dev_, rows, cols, batches, dir, &p))
+  if (Error e = VkfftPlan::create (*dev_, rows, cols, batches, dir, &p))
     return e;
   if (plans_.size () >= kCachedPlans)
     plans_.erase (plans_.begin ());
@@ -112,25 +127,26 @@ cl::Error FftCorrelator::plan_for (int rows, int cols, int batches, VkfftPlan::D
   return {};
 }
 
-cl::Error FftCorrelator::filter_spectra () {
+Error FftCorrelator::filter_spectra () {
   const int rows = plan_.rows, cols = plan_.cols, stride = cols + 2;
   const int planes = static_cast<int> (bank_.filters.size ()) * bank_.dims;
   const size_t floats = static_cast<size_t> (planes) * rows * stride;
   spectra_.reset ();
   spectra_rows_ = spectra_cols_ = 0;
-  if (cl::Error e = cl::make_buffer (*dev_, &spectra_, floats * 4))
+  if (Error e = cl::make_buffer (*dev_, &spectra_, floats * 4))
     return e;
   const VkfftPlan *plan = nullptr;
-  if (cl::Error e = plan_for (rows, cols, planes, VkfftPlan::Direction::Forward, &plan))
+  if (Error e = plan_for (rows, cols, planes, VkfftPlan::Direction::Forward, &plan))
     return e;
   const float scale = static_cast<float> (1.0 / (static_cast<double> (rows) * cols));
   const cl_int items = static_cast<cl_int> (floats);
-  GPUDETECT_CL_TRY (cl::set_args (place_.get (), coef_, cl_int (bank_.rows), cl_int (bank_.cols), items, cl_int (rows),
-                                  cl_int (stride), scale, spectra_));
+  if (Error e = place_.set (coef_, cl_int (bank_.rows), cl_int (bank_.cols), items, cl_int (rows), cl_int (stride), scale,
+                            spectra_))
+    return e;
   const size_t global = round_up (floats, kLocal), local = kLocal;
   cl_command_queue q = dev_->queue.get ();
   GPUDETECT_CL_TRY (clEnqueueNDRangeKernel (q, place_.get (), 1, nullptr, &global, &local, 0, nullptr, nullptr));
-  if (cl::Error e = plan->enqueue (q, spectra_.get ()))
+  if (Error e = plan->enqueue (q, spectra_.get ()))
     return e;
   GPUDETECT_CL_TRY (clFinish (q));
   spectra_rows_ = rows;
@@ -138,14 +154,14 @@ cl::Error FftCorrelator::filter_spectra () {
   return {};
 }
 
-cl::Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
+Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
                                    const cl::Mem &thresholds) {
   if (!dev_)
     return {"the FFT evaluation was not set up"};
   fwd_ = inv_ = nullptr;
   positions_ = 0;
   nlevels_ = 0;
-  bound_cand_ = nullptr;
+  thresholds_ = &thresholds;
   const int nf = static_cast<int> (bank_.filters.size ()), dims = bank_.dims;
   std::vector<PatchworkRect> rects;
   for (const FeatureLevel &l : levels) {
@@ -204,27 +220,27 @@ cl::Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size
   nlevels_ = static_cast<int> (lv.size ());
   rows_ = rows;
   stride_ = stride;
-  if (cl::Error e = cl::upload_vector (*dev_, &map_, map))
+  if (Error e = cl::upload_vector (*dev_, &map_, map))
     return e;
-  if (cl::Error e = cl::upload_vector (*dev_, &levels_, lv))
+  if (Error e = cl::upload_vector (*dev_, &levels_, lv))
     return e;
-  if (cl::Error e = cl::upload_vector (*dev_, &prows_, prows))
+  if (Error e = cl::upload_vector (*dev_, &prows_, prows))
     return e;
-  if (cl::Error e = cl::make_buffer (*dev_, &patches_, patch_floats * patches * dims * 4))
+  if (Error e = cl::make_buffer (*dev_, &patches_, patch_floats * patches * dims * 4))
     return e;
-  if (cl::Error e = cl::make_buffer (*dev_, &out_, patch_floats * patches * nf * 4))
+  if (Error e = cl::make_buffer (*dev_, &out_, patch_floats * patches * nf * 4))
     return e;
-  if (cl::Error e = plan_for (rows, cols, patches * dims, VkfftPlan::Direction::Forward, &fwd_))
+  if (Error e = plan_for (rows, cols, patches * dims, VkfftPlan::Direction::Forward, &fwd_))
     return e;
-  if (cl::Error e = plan_for (rows, cols, patches * nf, VkfftPlan::Direction::Inverse, &inv_))
+  if (Error e = plan_for (rows, cols, patches * nf, VkfftPlan::Direction::Inverse, &inv_))
     return e;
   if (spectra_rows_ != rows || spectra_cols_ != cols)
-    if (cl::Error e = filter_spectra ())
+    if (Error e = filter_spectra ())
       return e;
   // the plans for the filters' spectra may have pushed these out of the cache
-  if (cl::Error e = plan_for (rows, cols, patches * dims, VkfftPlan::Direction::Forward, &fwd_))
+  if (Error e = plan_for (rows, cols, patches * dims, VkfftPlan::Direction::Forward, &fwd_))
     return e;
-  if (cl::Error e = plan_for (rows, cols, patches * nf, VkfftPlan::Direction::Inverse, &inv_))
+  if (Error e = plan_for (rows, cols, patches * nf, VkfftPlan::Direction::Inverse, &inv_))
     return e;
 
   const int n = rows * (cols / 2 + 1);
@@ -232,24 +248,21 @@ cl::Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size
     pack_items_ = static_cast<int> (map.size ());
     mac_items_ = n * ((patches + kPatchGroup - 1) / kPatchGroup) * ((nf + kFilterGroup - 1) / kFilterGroup);
     extract_items_ = positions_;
-    GPUDETECT_CL_TRY (cl::set_args (pack_.get (), features, cl_int (plane), cl_int (dims), map_, cl_int (pack_items_),
-                                    cl_int (patch_floats), patches_));
-    GPUDETECT_CL_TRY (cl::set_args (mac_.get (), patches_, spectra_, out_, cl_int (n), cl_int (dims), cl_int (nf),
-                                    cl_int (patches), cl_int (mac_items_)));
-    GPUDETECT_CL_TRY (cl::set_args (extract_.get (), levels_, cl_int (nlevels_), cl_int (positions_), out_,
-                                    cl_int (rows), cl_int (stride), cl_int (nf), thresholds));
+    if (Error e = pack_.set (features, cl_int (plane), cl_int (dims), map_, cl_int (pack_items_),
+                             cl_int (patch_floats), patches_))
+      return e;
+    return mac_.set (patches_, spectra_, out_, cl_int (n), cl_int (dims), cl_int (nf), cl_int (patches),
+                     cl_int (mac_items_));
   } else {
     pack_items_ = patches * rows;
     mac_items_ = patches * nf * rows;
     extract_items_ = static_cast<int> (prows.size ());
-    GPUDETECT_CL_TRY (cl::set_args (pack_.get (), features, cl_int (plane), cl_int (dims), map_, cl_int (pack_items_),
-                                    cl_int (rows), cl_int (stride), patches_));
-    GPUDETECT_CL_TRY (cl::set_args (mac_.get (), patches_, spectra_, out_, cl_int (cols / 2 + 1), cl_int (rows),
-                                    cl_int (dims), cl_int (nf), cl_int (mac_items_)));
-    GPUDETECT_CL_TRY (cl::set_args (extract_.get (), levels_, prows_, cl_int (extract_items_), out_, cl_int (rows),
-                                    cl_int (stride), cl_int (nf), thresholds));
+    if (Error e = pack_rows_.set (features, cl_int (plane), cl_int (dims), map_, cl_int (pack_items_), cl_int (rows),
+                                  cl_int (stride), patches_))
+      return e;
+    return mac_.set (patches_, spectra_, out_, cl_int (cols / 2 + 1), cl_int (rows), cl_int (dims), cl_int (nf),
+                     cl_int (mac_items_));
   }
-  return {};
 }
 
 int FftCorrelator::launches () const {
@@ -262,43 +275,47 @@ size_t FftCorrelator::score_index (int level, int filter, int y, int x) const {
   return ((static_cast<size_t> (p.patch) * bank_.filters.size () + filter) * plan_.rows + p.y + y) * stride + p.x + x;
 }
 
-cl::Error FftCorrelator::enqueue_scores (Launcher &l) {
+Error FftCorrelator::enqueue_scores (int phase, Launcher &l) {
   // the CPU schedule's work-items are rows: small work-groups, so that
   // both cores get some
   const size_t items = gpu_ ? kLocal : 8;
-  if (cl::Error e = l.launch (pack_.get (), round_up (pack_items_, items), items, Phase::First))
+  if (Error e = l.launch (gpu_ ? pack_.get () : pack_rows_.get (), round_up (pack_items_, items), items, phase))
     return e;
-  if (cl::Error e = l.library ([this] (cl_command_queue q) { return fwd_->enqueue (q, patches_.get ()); },
+  if (Error e = l.library ([this] (cl_command_queue q) { return fwd_->enqueue (q, patches_.get ()); },
                                fwd_->launches ()))
     return e;
-  if (cl::Error e = l.launch (mac_.get (), round_up (mac_items_, items), items, Phase::First))
+  if (Error e = l.launch (mac_.get (), round_up (mac_items_, items), items, phase))
     return e;
   return l.library ([this] (cl_command_queue q) { return inv_->enqueue (q, out_.get ()); }, inv_->launches ());
 }
 
-cl::Error FftCorrelator::enqueue (const cl::Mem &candidates, cl_uint capacity, Launcher &l) {
+Error FftCorrelator::enqueue (const cl::Mem &candidates, cl_uint capacity, int phase, Launcher &l) {
   if (positions_ == 0)
     return {};
-  if (bound_cand_ != candidates.get ()) {
-    GPUDETECT_CL_TRY (cl::set_args_from (extract_.get (), 8, candidates, capacity));
-    bound_cand_ = candidates.get ();
-  }
-  if (cl::Error e = enqueue_scores (l))
+  if (Error e = enqueue_scores (phase, l))
+    return e;
+  const int nf = static_cast<int> (bank_.filters.size ());
+  if (Error e = gpu_ ? extract_.set (levels_, cl_int (nlevels_), cl_int (positions_), out_, cl_int (rows_),
+                                     cl_int (stride_), cl_int (nf), *thresholds_, candidates, capacity)
+                     : extract_rows_.set (levels_, prows_, cl_int (extract_items_), out_, cl_int (rows_),
+                                          cl_int (stride_), cl_int (nf), *thresholds_, candidates, capacity))
     return e;
   const size_t local = compact_ ? kWg : (gpu_ ? kLocal : 8);
-  return l.launch (extract_.get (), round_up (std::max (extract_items_, 1), local), local, Phase::First);
+  return l.launch (gpu_ ? extract_.get () : extract_rows_.get (), round_up (std::max (extract_items_, 1), local), local,
+                   phase);
 }
 
-cl::Error FftCorrelator::enqueue_dense (const cl::Mem &out, size_t plane, int first_plane, Launcher &l) {
+Error FftCorrelator::enqueue_dense (const cl::Mem &out, size_t plane, int first_plane, int phase, Launcher &l) {
   if (positions_ == 0)
     return {};
-  if (cl::Error e = enqueue_scores (l))
+  if (Error e = enqueue_scores (phase, l))
     return e;
-  GPUDETECT_CL_TRY (cl::set_args (dense_.get (), levels_, cl_int (nlevels_), cl_int (positions_), out_, cl_int (rows_),
-                                  cl_int (stride_), cl_int (bank_.filters.size ()), cl_int (bank_.cols), out,
-                                  cl_int (plane), cl_int (first_plane)));
+  if (Error e = dense_.set (levels_, cl_int (nlevels_), cl_int (positions_), out_, cl_int (rows_), cl_int (stride_),
+                            cl_int (bank_.filters.size ()), cl_int (bank_.cols), out, cl_int (plane),
+                            cl_int (first_plane)))
+    return e;
   const size_t local = gpu_ ? kLocal : 8;
-  return l.launch (dense_.get (), round_up (positions_, local), local, Phase::First);
+  return l.launch (dense_.get (), round_up (positions_, local), local, phase);
 }
 
 } // namespace gpudetect

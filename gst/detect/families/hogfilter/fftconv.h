@@ -22,6 +22,7 @@
 #pragma once
 
 #include "cl/cl.h"
+#include "cl/kernel.h"
 #include "core/family.h"
 #include "patchwork.h"
 #include "vkfft.h"
@@ -58,7 +59,20 @@ bool fft_preferred (bool gpu, int filters, int rows, int cols);
 // Tuning hog-eval's choice for `filters` filters of rows x cols under `env`
 // (auto: fft_preferred where this build has the FFT evaluation): *fft; an
 // error where fft is asked for and this build has none.
-cl::Error choose_fft (const BuildEnv &env, int filters, int rows, int cols, bool *fft);
+Error choose_fft (const BuildEnv &env, int filters, int rows, int cols, bool *fft);
+
+// hog-eval=direct|fft|auto (Tuning::family): the filters correlated directly,
+// through the frequency domain, or by the measured crossover (default).  The
+// knob of every family whose filters go through FilterEvaluator or the
+// correlator (HOG filters, DPM).
+enum class HogEval { Direct, Fft, Auto };
+extern const char kHogEvalKey[];
+Error hog_eval_option (const Tuning &t, HogEval *out);
+// The check of the families that read it (Family::options).
+inline Error check_hog_eval (const Tuning &t) {
+  HogEval eval;
+  return hog_eval_option (t, &eval);
+}
 
 class FftCorrelator {
 public:
@@ -75,18 +89,19 @@ public:
 
   // gpu: the GPU schedule's kernels (a work-item per float, frequency or
   // position), else the CPU schedule's (a work-item per row).
-  cl::Error setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank, bool gpu, bool compact);
+  Error setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank, bool gpu, bool compact);
   // (Re)plans for a frame's levels (their planes `plane` floats apart in
   // `features`); thresholds: one float per filter, the least score kept.
   // Buffers stay the caller's and must outlive the launches.
-  cl::Error geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
+  Error geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
                       const cl::Mem &thresholds);
-  cl::Error enqueue (const cl::Mem &candidates, cl_uint capacity, Launcher &l);
+  // Launched under the caller's phase `phase` (Family::phases).
+  Error enqueue (const cl::Mem &candidates, cl_uint capacity, int phase, Launcher &l);
   // Instead of candidates: every valid score written into the caller's
   // planes, filter f's at plane first_plane + f (`plane` floats apart), each
   // level's at its features' offset and row length (the feature planes'
   // layout; DPM's responses).  The thresholds are not read.
-  cl::Error enqueue_dense (const cl::Mem &out, size_t plane, int first_plane, Launcher &l);
+  Error enqueue_dense (const cl::Mem &out, size_t plane, int first_plane, int phase, Launcher &l);
 
   const PatchworkPlan &patchworks () const { return plan_; }
   // Launches a frame takes (0 where no level has a position).
@@ -98,15 +113,30 @@ public:
   size_t score_index (int level, int filter, int y, int x) const;
 
 private:
-  cl::Error plan_for (int rows, int cols, int batches, VkfftPlan::Direction dir, const VkfftPlan **out);
-  cl::Error filter_spectra ();
+  Error plan_for (int rows, int cols, int batches, VkfftPlan::Direction dir, const VkfftPlan **out);
+  Error filter_spectra ();
 
   const cl::Device *dev_ = nullptr;
   FilterBank bank_;
   bool gpu_ = true, compact_ = false;
-  cl::Error enqueue_scores (Launcher &l);
+  Error enqueue_scores (int phase, Launcher &l);
 
-  cl::Kernel pack_, place_, mac_, extract_, dense_;
+  // kernels/hog_fft.cl, the CPU schedule's over rows (_rows)
+  using Mem = cl::Mem;
+  // fft_pack: features, plane, dims, map, items, patch floats, patches; fft_pack_rows: ..., rows, rows, stride, ...
+  cl::TypedKernel<Mem, cl_int, cl_int, Mem, cl_int, cl_int, Mem> pack_;
+  cl::TypedKernel<Mem, cl_int, cl_int, Mem, cl_int, cl_int, cl_int, Mem> pack_rows_;
+  // fft_place_filters: coefficients, filter rows and columns, items, rows, stride, scale, spectra
+  cl::TypedKernel<Mem, cl_int, cl_int, cl_int, cl_int, cl_int, cl_float, Mem> place_;
+  // fft_mac(_rows): patches' spectra, filters' spectra, products, then five counts
+  cl::TypedKernel<Mem, Mem, Mem, cl_int, cl_int, cl_int, cl_int, cl_int> mac_;
+  // fft_extract: levels, nlevels, items, scores, rows, stride, filters, thresholds, candidates;
+  // fft_extract_rows: levels, position rows, rows, then the same
+  cl::TypedKernel<Mem, cl_int, cl_int, Mem, cl_int, cl_int, cl_int, Mem, Mem, cl_uint> extract_;
+  cl::TypedKernel<Mem, Mem, cl_int, Mem, cl_int, cl_int, cl_int, Mem, Mem, cl_uint> extract_rows_;
+  // fft_dense: levels, nlevels, items, scores, rows, stride, filters, filter columns, out, plane, first plane
+  cl::TypedKernel<Mem, cl_int, cl_int, Mem, cl_int, cl_int, cl_int, cl_int, Mem, cl_int, cl_int> dense_;
+  const cl::Mem *thresholds_ = nullptr; // the caller's (geometry)
   cl::Mem coef_;
   PatchworkPlan plan_;
   std::vector<PatchworkPlace> places_; // per level
@@ -115,7 +145,6 @@ private:
   std::vector<std::unique_ptr<VkfftPlan>> plans_; // cached, most recent last
   const VkfftPlan *fwd_ = nullptr, *inv_ = nullptr;
   int positions_ = 0, nlevels_ = 0, pack_items_ = 0, mac_items_ = 0, extract_items_ = 0, rows_ = 0, stride_ = 0;
-  cl_mem bound_cand_ = nullptr;
 };
 
 } // namespace gpudetect

@@ -308,20 +308,22 @@ std::string FhogDevice::options (const cl::Device &dev, const FhogParams &p, int
   return o;
 }
 
-cl::Error FhogDevice::setup (const cl::Program &program, bool rows) {
+Error FhogDevice::setup (const cl::Program &program, bool rows) {
   rows_ = rows;
-  for (const auto &[k, name] : {std::pair<cl::Kernel *, const char *> {&luma_, "hog_luma"},
-                                {&gradients_, rows ? nullptr : "hog_gradients"},
-                                {&cells_, rows ? "hog_cells_rows" : "hog_cells"},
-                                {&features_, "hog_features"}})
-    if (name)
-      if (cl::Error e = cl::create_kernel (program, name, k))
-        return e;
+  if (Error e = luma_.create (program, "hog_luma"))
+    return e;
+  if (Error e = rows ? cells_rows_.create (program, "hog_cells_rows") : gradients_.create (program, "hog_gradients"))
+    return e;
+  if (!rows)
+    if (Error e = cells_.create (program, "hog_cells"))
+      return e;
+  if (Error e = features_.create (program, "hog_features"))
+    return e;
   program_ = &program;
   return {};
 }
 
-cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, const FrameLayout &layout,
+Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, const FrameLayout &layout,
                                 const std::vector<std::pair<int, int>> &windows) {
   nlevels_ = static_cast<int> (plan.levels.size ());
   std::vector<cl_int16> lv;
@@ -344,45 +346,49 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
   ncells_ = first_cell;
   nfeat_ = first_feat;
   pixels0_ = plan.image_width * plan.image_height;
-  if (cl::Error e = cl::upload_vector (dev, &levels_, lv))
+  if (Error e = cl::upload_vector (dev, &levels_, lv))
     return e;
-  if (cl::Error e = cl::make_buffer (dev, &pix_, std::max<size_t> (plan.pixels, 1)))
+  if (Error e = cl::make_buffer (dev, &pix_, std::max<size_t> (plan.pixels, 1)))
     return e;
-  if (cl::Error e = cl::make_buffer (dev, &cells_buf_, std::max<size_t> (plan.cells, 1) * kFhogCellFloats * 4))
+  if (Error e = cl::make_buffer (dev, &cells_buf_, std::max<size_t> (plan.cells, 1) * kFhogCellFloats * 4))
     return e;
   if (!rows_) {
-    if (cl::Error e = cl::make_buffer (dev, &grad_len_, std::max<size_t> (plan.pixels, 1) * 4))
+    if (Error e = cl::make_buffer (dev, &grad_len_, std::max<size_t> (plan.pixels, 1) * 4))
       return e;
-    if (cl::Error e = cl::make_buffer (dev, &grad_o_, std::max<size_t> (plan.pixels, 1)))
+    if (Error e = cl::make_buffer (dev, &grad_o_, std::max<size_t> (plan.pixels, 1)))
       return e;
   }
   npixels_ = static_cast<int> (plan.pixels);
-  if (cl::Error e = cl::make_buffer (dev, &feats_, std::max<size_t> (plan.feat_plane, 1) * kFhogDims * 4))
+  if (Error e = cl::make_buffer (dev, &feats_, std::max<size_t> (plan.feat_plane, 1) * kFhogDims * 4))
     return e;
   down_.clear ();
+  down_rows_.clear ();
   down_tabs_.clear ();
   down_items_.clear ();
   for (size_t k = 1; k < plan.levels.size (); k++) {
     const FhogLevel &from = plan.levels[k - 1], &to = plan.levels[k];
-    cl::Kernel kern;
-    if (cl::Error e = cl::create_kernel (*program_, rows_ ? "hog_down_rows" : "hog_down", &kern))
-      return e;
     cl::Mem rows, tb, cols;
-    if (cl::Error e = cl::upload_vector (dev, &rows, to.down_rows))
+    if (Error e = cl::upload_vector (dev, &rows, to.down_rows))
       return e;
     if (dev.info.fp64) {
-      if (cl::Error e = cl::upload_vector (dev, &tb, to.down_tb))
+      if (Error e = cl::upload_vector (dev, &tb, to.down_tb))
         return e;
     } else {
       std::vector<float> f (to.down_tb.begin (), to.down_tb.end ());
-      if (cl::Error e = cl::upload_vector (dev, &tb, f))
+      if (Error e = cl::upload_vector (dev, &tb, f))
         return e;
     }
-    if (cl::Error e = cl::upload_vector (dev, &cols, to.down_cols))
+    if (Error e = cl::upload_vector (dev, &cols, to.down_cols))
       return e;
-    GPUDETECT_CL_TRY (cl::set_args (kern.get (), pix_, cl_int (from.pixel_offset), cl_int (from.width),
-                                    cl_int (to.pixel_offset), cl_int (to.width), cl_int (to.height), rows, tb, cols));
-    if (rows_) {
+    const cl_int src_off = cl_int (from.pixel_offset), src_w = cl_int (from.width), dst_off = cl_int (to.pixel_offset);
+    if (!rows_) {
+      Down kern;
+      if (Error e = kern.create (*program_, "hog_down"))
+        return e;
+      if (Error e = kern.set (pix_, src_off, src_w, dst_off, cl_int (to.width), cl_int (to.height), rows, tb, cols))
+        return e;
+      down_.push_back (std::move (kern));
+    } else {
       // dlib's 4-lane columns in chunks of 8 whose sources (left and right)
       // lie within 16 bytes of the first; the rest one by one.  A chunk's
       // load may pass its row's end: into the next row, or the next level
@@ -404,68 +410,66 @@ cl::Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, con
         chunks.push_back (ch);
       }
       cl::Mem tab;
-      if (cl::Error e = cl::upload_vector (dev, &tab, chunks.empty () ? std::vector<cl_int16> (1) : chunks))
+      if (Error e = cl::upload_vector (dev, &tab, chunks.empty () ? std::vector<cl_int16> (1) : chunks))
         return e;
-      GPUDETECT_CL_TRY (cl::set_args_from (kern.get (), 9, tab, cl_int (chunks.size ())));
+      DownRows kern;
+      if (Error e = kern.create (*program_, "hog_down_rows"))
+        return e;
+      if (Error e = kern.set (pix_, src_off, src_w, dst_off, cl_int (to.width), cl_int (to.height), rows, tb, cols, tab,
+                              cl_int (chunks.size ())))
+        return e;
+      down_rows_.push_back (std::move (kern));
       down_tabs_.push_back (std::move (tab));
     }
     down_items_.push_back (rows_ ? to.height : to.width * to.height);
-    down_.push_back (std::move (kern));
     down_tabs_.push_back (std::move (rows));
     down_tabs_.push_back (std::move (tb));
     down_tabs_.push_back (std::move (cols));
   }
-  bound_src_ = bound_cand_ = nullptr;
-  GPUDETECT_CL_TRY (cl::set_args (luma_.get (), cl::Mem (), cl_int (layout.stride ()), cl_int (layout.bpp ()),
-                                  rgb_offsets (layout.format), cl_int (plan.image_width), cl_int (plan.image_height),
-                                  pix_, cl::Mem ()));
+  layout_ = layout;
+  image_width_ = plan.image_width;
+  image_height_ = plan.image_height;
   if (!rows_)
-    GPUDETECT_CL_TRY (cl::set_args (gradients_.get (), pix_, levels_, cl_int (nlevels_), cl_int (npixels_), grad_len_,
-                                    grad_o_));
+    if (Error e = gradients_.set (pix_, levels_, cl_int (nlevels_), cl_int (npixels_), grad_len_, grad_o_))
+      return e;
   if (rows_) {
     std::vector<cl_int2> crows;
     for (size_t k = 0; k < plan.levels.size (); k++)
       for (int y = 0; y < plan.levels[k].cells_y; y += kFhogBand)
         crows.push_back ({{static_cast<cl_int> (k), y}});
     ncell_rows_ = static_cast<int> (crows.size ());
-    if (cl::Error e = cl::upload_vector (dev, &cell_rows_, crows))
+    if (Error e = cl::upload_vector (dev, &cell_rows_, crows))
       return e;
-    GPUDETECT_CL_TRY (cl::set_args (cells_.get (), pix_, levels_, cell_rows_, cl_int (ncell_rows_), cells_buf_));
-  } else {
-    GPUDETECT_CL_TRY (cl::set_args (cells_.get (), grad_len_, grad_o_, levels_, cl_int (nlevels_), cl_int (ncells_),
-                                    cells_buf_));
+    if (Error e = cells_rows_.set (pix_, levels_, cell_rows_, cl_int (ncell_rows_), cells_buf_))
+      return e;
+  } else if (Error e = cells_.set (grad_len_, grad_o_, levels_, cl_int (nlevels_), cl_int (ncells_), cells_buf_)) {
+    return e;
   }
-  GPUDETECT_CL_TRY (cl::set_args (features_.get (), levels_, cl_int (nlevels_), cl_int (nfeat_), cells_buf_, feats_,
-                                  cl_int (plan.feat_plane)));
-  return {};
+  return features_.set (levels_, cl_int (nlevels_), cl_int (nfeat_), cells_buf_, feats_, cl_int (plan.feat_plane));
 }
 
-cl::Error FhogDevice::enqueue (const cl::Mem &src, const cl::Mem &candidates, Launcher &l) {
-  if (bound_src_ != src.get ()) {
-    GPUDETECT_CL_TRY (cl::set_arg (luma_.get (), 0, src));
-    bound_src_ = src.get ();
-  }
-  if (bound_cand_ != candidates.get ()) {
-    GPUDETECT_CL_TRY (cl::set_arg (luma_.get (), 7, candidates));
-    bound_cand_ = candidates.get ();
-  }
+Error FhogDevice::enqueue (const cl::Mem &src, const cl::Mem &candidates, int pyramid, int features,
+                         Launcher &l) {
+  if (Error e = luma_.set (src, cl_int (layout_.stride ()), cl_int (layout_.bpp ()), rgb_offsets (layout_.format),
+                           image_width_, image_height_, pix_, candidates))
+    return e;
   const size_t local = 64;
-  if (cl::Error e = l.launch (luma_.get (), round_up (std::max (pixels0_, 1), local), local, Phase::Pyramid))
+  if (Error e = l.launch (luma_.get (), round_up (std::max (pixels0_, 1), local), local, pyramid))
     return e;
   const size_t down_local = rows_ ? 4 : local;
-  for (size_t k = 0; k < down_.size (); k++)
-    if (cl::Error e = l.launch (down_[k].get (), round_up (std::max (down_items_[k], 1), down_local), down_local,
-                                Phase::Pyramid))
+  for (size_t k = 0; k < down_items_.size (); k++)
+    if (Error e = l.launch (rows_ ? down_rows_[k].get () : down_[k].get (),
+                            round_up (std::max (down_items_[k], 1), down_local), down_local, pyramid))
       return e;
   if (ncells_ == 0)
     return {};
   if (!rows_)
-    if (cl::Error e = l.launch (gradients_.get (), round_up (npixels_, local), local, Phase::Integral))
+    if (Error e = l.launch (gradients_.get (), round_up (npixels_, local), local, features))
       return e;
-  if (cl::Error e = rows_ ? l.launch (cells_.get (), round_up (std::max (ncell_rows_, 1), 8), 8, Phase::Integral)
-                          : l.launch (cells_.get (), round_up (ncells_, local), local, Phase::Integral))
+  if (Error e = rows_ ? l.launch (cells_rows_.get (), round_up (std::max (ncell_rows_, 1), 8), 8, features)
+                          : l.launch (cells_.get (), round_up (ncells_, local), local, features))
     return e;
-  return l.launch (features_.get (), round_up (std::max (nfeat_, 1), local), local, Phase::Integral);
+  return l.launch (features_.get (), round_up (std::max (nfeat_, 1), local), local, features);
 }
 
 } // namespace gpudetect

@@ -24,6 +24,7 @@
 #pragma once
 
 #include "cl/cl.h"
+#include "cl/kernel.h"
 #include "core/family.h"
 
 #include <cstdint>
@@ -91,12 +92,13 @@ public:
   // rows: the CPU schedule's kernels (a work-item per row of a level rather
   // than per pixel for the resampling, per band of kFhogBand rows of cells
   // for the gradients and cells together).
-  cl::Error setup (const cl::Program &program, bool rows = false);
+  Error setup (const cl::Program &program, bool rows = false);
   // (Re)allocates for a plan; `extra` int16 components 14, 15 of each level
   // (first window, windows across) are the caller's.
-  cl::Error geometry (const cl::Device &dev, const FhogPlan &plan, const FrameLayout &layout,
+  Error geometry (const cl::Device &dev, const FhogPlan &plan, const FrameLayout &layout,
                       const std::vector<std::pair<int, int>> &windows = {});
-  cl::Error enqueue (const cl::Mem &src, const cl::Mem &candidates, Launcher &l);
+  // Launched under the caller's phases `pyramid` (resampling) and `features`.
+  Error enqueue (const cl::Mem &src, const cl::Mem &candidates, int pyramid, int features, Launcher &l);
 
   const cl::Mem &levels () const { return levels_; }
   const cl::Mem &features () const { return feats_; }
@@ -105,15 +107,32 @@ public:
 
 private:
   const cl::Program *program_ = nullptr; // the caller's, alive while this is
-  cl::Kernel luma_, gradients_, cells_, features_;
-  std::vector<cl::Kernel> down_;
+  // kernels/hog.cl
+  using Mem = cl::Mem;
+  // hog_luma: src, src stride, bpp, rgb, width, height, pixels, candidates
+  cl::TypedKernel<Mem, cl_int, cl_int, cl_int4, cl_int, cl_int, Mem, Mem> luma_;
+  // hog_gradients: pixels, levels, nlevels, npixels, gradient lengths, orientations
+  cl::TypedKernel<Mem, Mem, cl_int, cl_int, Mem, Mem> gradients_;
+  // hog_cells: gradient lengths, orientations, levels, nlevels, ncells, cells;
+  // hog_cells_rows: pixels, levels, cell rows, rows, cells
+  cl::TypedKernel<Mem, Mem, Mem, cl_int, cl_int, Mem> cells_;
+  cl::TypedKernel<Mem, Mem, Mem, cl_int, Mem> cells_rows_;
+  // hog_features: levels, nlevels, items, cells, features, plane
+  cl::TypedKernel<Mem, cl_int, cl_int, Mem, Mem, cl_int> features_;
+  // hog_down (one per level after the first): pixels, source offset and width, offset, width and height, the
+  // rows' taps and weights, the columns' taps; hog_down_rows: the same, then the 8-column chunks and their count
+  using Down = cl::TypedKernel<Mem, cl_int, cl_int, cl_int, cl_int, cl_int, Mem, Mem, Mem>;
+  using DownRows = cl::TypedKernel<Mem, cl_int, cl_int, cl_int, cl_int, cl_int, Mem, Mem, Mem, Mem, cl_int>;
+  std::vector<Down> down_;
+  std::vector<DownRows> down_rows_;
+  FrameLayout layout_;
+  cl_int image_width_ = 0, image_height_ = 0;
   std::vector<cl::Mem> down_tabs_;
   cl::Mem levels_, pix_, grad_len_, grad_o_, cells_buf_, feats_, cell_rows_; // no gradients on rows
   bool rows_ = false;
   int ncell_rows_ = 0;
   int nlevels_ = 0, pixels0_ = 0, npixels_ = 0, ncells_ = 0, nfeat_ = 0;
   std::vector<int> down_items_;
-  cl_mem bound_src_ = nullptr, bound_cand_ = nullptr;
 };
 
 } // namespace gpudetect

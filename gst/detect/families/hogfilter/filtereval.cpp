@@ -11,12 +11,12 @@ constexpr int kTile = 64; // HOG_TILE (kernels/hog.cl)
 
 } // namespace
 
-cl::Error FilterEvaluator::program (const BuildEnv &env, int filters, int rows, int cols, ProgramSpec *out) {
+Error FilterEvaluator::program (const BuildEnv &env, int filters, int rows, int cols, ProgramSpec *out) {
   gpu_ = env.gpu_schedule;
   rows_ = rows;
   cols_ = cols;
   // direct or FFT correlation (tuning hog-eval; auto: the faster here)
-  if (cl::Error e = choose_fft (env, filters, rows, cols, &fft_))
+  if (Error e = choose_fft (env, filters, rows, cols, &fft_))
     return e;
   // the candidates through the shared compaction where a work-group holds
   // WGF (256) lanes; warp votes on NVIDIA GPUs (kernels/warp.cl), retried
@@ -29,13 +29,13 @@ cl::Error FilterEvaluator::program (const BuildEnv &env, int filters, int rows, 
   return {};
 }
 
-cl::Error FilterEvaluator::setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank) {
+Error FilterEvaluator::setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank) {
   dev_ = &dev;
   if (fft_) {
-    if (cl::Error e = fftconv_.setup (dev, program, bank, gpu_, compact_))
+    if (Error e = fftconv_.setup (dev, program, bank, gpu_, compact_))
       return e;
   } else {
-    if (cl::Error e = cl::create_kernel (program, gpu_ ? "hog_filters" : "hog_filters_rows", &direct_))
+    if (Error e = gpu_ ? direct_.create (program, "hog_filters") : direct_rows_.create (program, "hog_filters_rows"))
       return e;
     // interleaved: the filters' coefficients of each feature offset together
     const size_t nf = bank.filters.size (), per = bank.filters.empty () ? 0 : bank.filters[0].size ();
@@ -43,15 +43,14 @@ cl::Error FilterEvaluator::setup (const cl::Device &dev, const cl::Program &prog
     for (size_t f = 0; f < nf; f++)
       for (size_t i = 0; i < per; i++)
         coef[i * nf + f] = bank.filters[f][i];
-    if (cl::Error e = cl::upload_vector (dev, &coef_, coef))
+    if (Error e = cl::upload_vector (dev, &coef_, coef))
       return e;
   }
   return cl::make_buffer (dev, &thresholds_, std::max<size_t> (bank.filters.size (), 1) * sizeof (float));
 }
 
-cl::Error FilterEvaluator::geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
+Error FilterEvaluator::geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
                                      const cl::Mem &descriptors, int ndescriptors) {
-  bound_cand_ = nullptr;
   if (fft_)
     return fftconv_.geometry (levels, plane, features, thresholds_);
   // the positions of each level: the filter wholly inside its plane
@@ -70,18 +69,17 @@ cl::Error FilterEvaluator::geometry (const std::vector<FeatureLevel> &levels, si
   }
   if (!gpu_) {
     ntiles_ = static_cast<int> (tiles.size ());
-    if (cl::Error e = cl::upload_vector (*dev_, &tiles_, tiles.empty () ? std::vector<cl_int4> (1) : tiles))
+    if (Error e = cl::upload_vector (*dev_, &tiles_, tiles.empty () ? std::vector<cl_int4> (1) : tiles))
       return e;
-    GPUDETECT_CL_TRY (cl::set_args (direct_.get (), descriptors, tiles_, cl_int (ntiles_), features, cl_int (plane),
-                                    coef_, thresholds_));
-  } else {
-    GPUDETECT_CL_TRY (cl::set_args (direct_.get (), descriptors, cl_int (ndescriptors), cl_int (positions_), features,
-                                    cl_int (plane), coef_, thresholds_));
   }
+  features_ = &features;
+  descriptors_ = &descriptors;
+  plane_ = static_cast<cl_int> (plane);
+  ndescriptors_ = ndescriptors;
   return {};
 }
 
-cl::Error FilterEvaluator::thresholds (const std::vector<float> &least) {
+Error FilterEvaluator::thresholds (const std::vector<float> &least) {
   if (!dev_ || least.empty ())
     return {};
   GPUDETECT_CL_TRY (clEnqueueWriteBuffer (dev_->queue.get (), thresholds_.get (), CL_TRUE, 0,
@@ -89,19 +87,22 @@ cl::Error FilterEvaluator::thresholds (const std::vector<float> &least) {
   return {};
 }
 
-cl::Error FilterEvaluator::enqueue (const FrameBuffers &frame, Launcher &l) {
+Error FilterEvaluator::enqueue (const FrameBuffers &frame, int phase, Launcher &l) {
   if (fft_)
-    return fftconv_.enqueue (frame.candidates, frame.capacity, l);
+    return fftconv_.enqueue (frame.candidates, frame.capacity, phase, l);
   if (positions_ == 0)
     return {};
-  if (bound_cand_ != frame.candidates.get ()) {
-    GPUDETECT_CL_TRY (cl::set_args_from (direct_.get (), 7, frame.candidates, frame.capacity));
-    bound_cand_ = frame.candidates.get ();
+  if (!gpu_) {
+    if (Error e = direct_rows_.set (*descriptors_, tiles_, cl_int (ntiles_), *features_, plane_, coef_, thresholds_,
+                                    frame.candidates, frame.capacity))
+      return e;
+    return l.launch (direct_rows_.get (), round_up (std::max (ntiles_, 1), 8), 8, phase);
   }
-  if (!gpu_)
-    return l.launch (direct_.get (), round_up (std::max (ntiles_, 1), 8), 8, Phase::First);
+  if (Error e = direct_.set (*descriptors_, ndescriptors_, cl_int (positions_), *features_, plane_, coef_, thresholds_,
+                             frame.candidates, frame.capacity))
+    return e;
   const size_t local = compact_ ? kWg : 64;
-  return l.launch (direct_.get (), round_up (positions_, local), local, Phase::First);
+  return l.launch (direct_.get (), round_up (positions_, local), local, phase);
 }
 
 } // namespace gpudetect

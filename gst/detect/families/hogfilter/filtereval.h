@@ -31,32 +31,39 @@ public:
   // path's where the candidates go through the compaction, the warp votes'
   // PTX on NVIDIA GPUs).  The program's source must hold hog.cl and
   // FftCorrelator::source ().
-  cl::Error program (const BuildEnv &env, int filters, int rows, int cols, ProgramSpec *out);
+  Error program (const BuildEnv &env, int filters, int rows, int cols, ProgramSpec *out);
   bool fft () const { return fft_; }
   const char *evaluation () const { return fft_ ? "FFT correlation" : "direct correlation"; }
 
-  cl::Error setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank);
+  Error setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank);
   // (Re)plans for a frame, after setup: the levels (in the order of the
   // descriptors), their planes `plane` floats apart in `features`;
   // `descriptors` holds `ndescriptors` level descriptors (direct
   // evaluation). Buffers stay the caller's and must outlive the launches.
-  cl::Error geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
+  Error geometry (const std::vector<FeatureLevel> &levels, size_t plane, const cl::Mem &features,
                       const cl::Mem &descriptors, int ndescriptors);
   // The least score each filter keeps (one per filter, in the bank's order);
   // nothing before setup.
-  cl::Error thresholds (const std::vector<float> &least);
-  // The frame's evaluation, after the launches that make its features.
-  cl::Error enqueue (const FrameBuffers &frame, Launcher &l);
+  Error thresholds (const std::vector<float> &least);
+  // The frame's evaluation, after the launches that make its features,
+  // under the caller's phase `phase`.
+  Error enqueue (const FrameBuffers &frame, int phase, Launcher &l);
 
 private:
   const cl::Device *dev_ = nullptr;
   bool gpu_ = true, compact_ = false, fft_ = false;
   int rows_ = 0, cols_ = 0; // the filters' size
   FftCorrelator fftconv_;
-  cl::Kernel direct_;
+  // kernels/hog.cl: hog_filters (GPU schedule): levels, nlevels, positions, features, plane, coefficients,
+  // thresholds, candidates; hog_filters_rows: levels, tiles, ntiles, then the same
+  using Mem = cl::Mem;
+  cl::TypedKernel<Mem, cl_int, cl_int, Mem, cl_int, Mem, Mem, Mem, cl_uint> direct_;
+  cl::TypedKernel<Mem, Mem, cl_int, Mem, cl_int, Mem, Mem, Mem, cl_uint> direct_rows_;
   cl::Mem coef_, thresholds_, tiles_;
   int ntiles_ = 0, positions_ = 0;
-  cl_mem bound_cand_ = nullptr;
+  // the caller's buffers (geometry)
+  const cl::Mem *features_ = nullptr, *descriptors_ = nullptr;
+  cl_int plane_ = 0, ndescriptors_ = 0;
 };
 
 } // namespace gpudetect

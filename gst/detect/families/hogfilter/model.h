@@ -17,6 +17,7 @@
 // models/README.md).
 #pragma once
 
+#include "cl/error.h"
 #include "dthog.h"
 #include "fhog.h"
 
@@ -73,7 +74,7 @@ constexpr double kHogMaxCoef = 1e6;
 // fault), and the text for a model (every number written so that it reads
 // back exactly).
 bool is_hogfilter_text (const std::string &text);
-std::string parse_hogfilter (const std::string &text, HogFilterModel *out);
+Error parse_hogfilter (const std::string &text, HogFilterModel *out);
 std::string write_hogfilter (const HogFilterModel &m);
 
 } // namespace gpudetect

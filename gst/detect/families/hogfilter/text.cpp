@@ -86,7 +86,7 @@ bool is_hogfilter_text (const std::string &text) {
                                               text[n] == '\r' || text[n] == '\n');
 }
 
-std::string parse_hogfilter (const std::string &text, HogFilterModel *out) {
+Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
   Lines in{text};
   std::vector<Token> t;
   auto at = [&] (const Token &k) {

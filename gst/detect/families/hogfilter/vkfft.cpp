@@ -34,7 +34,7 @@ bool VkfftPlan::available () { return true; }
 
 size_t VkfftPlan::bytes () const { return app_ ? static_cast<size_t> (app_->bytes) : 0; }
 
-cl::Error VkfftPlan::create (const cl::Device &dev, int rows, int cols, int batches, Direction dir,
+Error VkfftPlan::create (const cl::Device &dev, int rows, int cols, int batches, Direction dir,
                              std::unique_ptr<VkfftPlan> *out) {
   if (rows < 1 || cols < 2 || cols % 2 || batches < 1)
     return {"invalid transform size " + std::to_string (rows) + "x" + std::to_string (cols) + " x " +
@@ -86,7 +86,7 @@ cl::Error VkfftPlan::create (const cl::Device &dev, int rows, int cols, int batc
   return {};
 }
 
-cl::Error VkfftPlan::enqueue (cl_command_queue queue, cl_mem buffer) const {
+Error VkfftPlan::enqueue (cl_command_queue queue, cl_mem buffer) const {
   app_->queue = queue;
   app_->buffer = buffer;
   VkFFTLaunchParams lp = {};
@@ -108,11 +108,11 @@ bool VkfftPlan::available () { return false; }
 
 size_t VkfftPlan::bytes () const { return 0; }
 
-cl::Error VkfftPlan::create (const cl::Device &, int, int, int, Direction, std::unique_ptr<VkfftPlan> *) {
+Error VkfftPlan::create (const cl::Device &, int, int, int, Direction, std::unique_ptr<VkfftPlan> *) {
   return {"this build of gpudetect has no FFT evaluation (VkFFT's vkFFT.h was not found when it was configured)"};
 }
 
-cl::Error VkfftPlan::enqueue (cl_command_queue, cl_mem) const { return {"no VkFFT in this build"}; }
+Error VkfftPlan::enqueue (cl_command_queue, cl_mem) const { return {"no VkFFT in this build"}; }
 
 #endif
 

@@ -26,11 +26,11 @@ public:
 
   // Whether the engine was built with VkFFT.
   static bool available ();
-  static cl::Error create (const cl::Device &dev, int rows, int cols, int batches, Direction dir,
+  static Error create (const cl::Device &dev, int rows, int cols, int batches, Direction dir,
                            std::unique_ptr<VkfftPlan> *out);
   // Enqueues the transform of `buffer` (at least bytes () long) on `queue`
   // (no event: on an in-order queue it runs after the commands before it).
-  cl::Error enqueue (cl_command_queue queue, cl_mem buffer) const;
+  Error enqueue (cl_command_queue queue, cl_mem buffer) const;
 
   int rows () const { return rows_; }
   int cols () const { return cols_; }

@@ -7,6 +7,8 @@
 // Both give the reference's raw windows (model.h: waldboost_evaluate).
 #include "family.h"
 
+#include "cl/kernel.h"
+
 #include "core/integral.h"
 #include "kernels.h"
 
@@ -18,6 +20,9 @@
 namespace gpudetect {
 
 namespace {
+
+// The phases a frame's launches are timed under (Family::phases).
+enum : int { kPyramid, kIntegral, kFirst, kRest };
 
 // Device layout of a stage (must match kernels/waldboost.cl): fixed-point
 // sums, and float_sums models' (WB_FLOAT_SUMS).
@@ -41,7 +46,8 @@ constexpr int kDefaultSyncFirst = 4, kDefaultSyncStep = 4;
 constexpr size_t kMinListItems = 65536;
 
 // The kernels' final threshold: fixed point, or a float for float_sums models
-// (set through cl::set_args like any argument).
+// (a kernel argument of its own type: cl::TypedKernel sets it through this
+// set_arg).
 struct Gamma {
   bool is_float = false;
   cl_long q = 0;
@@ -53,7 +59,8 @@ cl_int set_arg (cl_kernel k, cl_uint i, const Gamma &g) {
 
 class WaldBoostFamily final : public Family {
 public:
-  explicit WaldBoostFamily (WaldBoostModel m) : model_ (std::move (m)) {
+  explicit WaldBoostFamily (WaldBoostModel m)
+      : Family ({"pyramid", "integral", "first stages", "later stages"}), model_ (std::move (m)) {
     info_.path = model_.path;
     info_.family = "waldboost";
     info_.label = model_.default_label;
@@ -74,8 +81,8 @@ public:
   }
   bool gpu_schedule () const override { return gpu_schedule_; }
 
-  cl::Error program (const BuildEnv &env, ProgramSpec *out) override;
-  cl::Error setup (const BuildEnv &env, const cl::Program &program) override;
+  Error program (const BuildEnv &env, ProgramSpec *out) override;
+  Error setup (const BuildEnv &env, const cl::Program &program) override;
   // OpenCV xobjdetect's files are scanned as its WBDetector::detect does,
   // the project's as CascadeClassifier::detectMultiScale.
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
@@ -85,17 +92,21 @@ public:
     return plan_pyramid (width, height, model_.window_width, model_.window_height, p.scale_factor, p.min_size,
                          p.max_size);
   }
-  cl::Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                       const SearchParams &p) override;
-  cl::Error parameters (const SearchParams &p) override;
-  cl::Error enqueue (const FrameBuffers &frame, Launcher &l) override;
+  Error parameters (const SearchParams &p) override;
+  Error options (const Tuning &t) override {
+    if (Error e = tuning_list (t, "waldboost-divisors", 6, 1, 1024, false, false, "divisors", &divisors_option_))
+      return e;
+    if (Error e = tuning_int (t, "waldboost-sync-first", 1, 100000, &sync_first_option_))
+      return e;
+    return tuning_int (t, "waldboost-sync-step", 1, 100000, &sync_step_option_);
+  }
+  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
   std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                  const SearchParams &p) const override;
 
 private:
-  // The kernels that emit candidates, and the index of their candidates
-  // argument (the capacity follows it).
-  std::vector<std::pair<cl_kernel, cl_uint>> emitters () const;
   Gamma final_threshold (const SearchParams &p) const {
     const double *user = p.threshold ? &*p.threshold : nullptr;
     const int64_t arg = waldboost_final_threshold_arg (model_, user);
@@ -112,31 +123,51 @@ private:
   IntegralPyramid integral_;
   bool gpu_schedule_ = true;
   std::vector<int> divisors_;
+  // waldboost-divisors=8,4,4,4: each step of the staged reduction stops once
+  // at most 1/D of its windows survive; waldboost-sync-first=N,
+  // waldboost-sync-step=N: stages every window runs before the first survivor
+  // count, and between counts (default: the model's, else the engine's).
+  std::vector<int> divisors_option_;
+  int sync_first_option_ = 0, sync_step_option_ = 0;
   size_t groups_ = 0; // persistent work-groups of wb_more and wb_tail
-  cl::Kernel first_, tail_, rows_;
-  std::vector<cl::Kernel> more_; // one per divisor after the first
+  // kernels/waldboost.cl.  Common: sum, stride, stages, responses, nstages, tail start, gamma; a list: buffer,
+  // counter index, capacity; the last list's, then counters, candidates, capacity.
+  using Mem = cl::Mem;
+  // wb_first: levels, segs, sum, sqsum, stride, stages, resp, nstages, tail, gamma, flat limit, divisor, list 0,
+  // the last list, counters, candidates
+  cl::TypedKernel<Mem, Mem, Mem, Mem, cl_int, Mem, Mem, cl_int, cl_int, Gamma, cl_long, cl_int, Mem, cl_int, cl_uint,
+                  Mem, cl_int, cl_uint, Mem, Mem, cl_uint>
+      first_;
+  // wb_more: common, divisor, list in, list out, the last list, counters, candidates
+  using More = cl::TypedKernel<Mem, cl_int, Mem, Mem, cl_int, cl_int, Gamma, cl_int, Mem, cl_int, cl_uint, Mem, cl_int,
+                               cl_uint, Mem, cl_int, cl_uint, Mem, Mem, cl_uint>;
+  std::vector<More> more_; // one per divisor after the first
+  // wb_tail: common, the last list, counters, candidates
+  cl::TypedKernel<Mem, cl_int, Mem, Mem, cl_int, cl_int, Gamma, Mem, cl_int, cl_uint, Mem, Mem, cl_uint> tail_;
+  // wb_rows (CPU schedule): levels, window rows, rows, sum, sqsum, stride, stages, resp, nstages, tail, gamma,
+  // flat limit, candidates
+  cl::TypedKernel<Mem, Mem, cl_int, Mem, Mem, cl_int, Mem, Mem, cl_int, cl_int, Gamma, cl_long, Mem, cl_uint> rows_;
+  cl_long flat_ = 0;
   cl::Mem stages_, resp_, counters_, segs_, wrows_;
   std::vector<cl::Mem> lists_; // one per divisor; the last is wb_tail's
   std::vector<cl_uint> caps_;
   int nsegs_ = 0, nwrows_ = 0, nwindows_ = 0;
-  cl_mem bound_cand_ = nullptr;
   Gamma gamma_;
 };
 
-cl::Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
+Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
   const cl::DeviceInfo &dev = env.dev.info;
-  const Tuning &t = env.tuning;
   gpu_schedule_ = env.gpu_schedule && dev.max_work_group >= static_cast<size_t> (kWg) &&
                   dev.local_mem >= static_cast<cl_ulong> (kWg * 12 + 64);
-  divisors_ = !t.waldboost_divisors.empty () ? t.waldboost_divisors
-              : !model_.divisors.empty ()    ? model_.divisors
-                                             : kDefaultDivisors;
-  const int sync_first = t.waldboost_sync_first ? t.waldboost_sync_first
-                         : model_.sync_first    ? model_.sync_first
-                                                : kDefaultSyncFirst;
-  const int sync_step = t.waldboost_sync_step ? t.waldboost_sync_step
-                        : model_.sync_step    ? model_.sync_step
-                                              : kDefaultSyncStep;
+  divisors_ = !divisors_option_.empty () ? divisors_option_
+              : !model_.divisors.empty () ? model_.divisors
+                                          : kDefaultDivisors;
+  const int sync_first = sync_first_option_ ? sync_first_option_
+                         : model_.sync_first ? model_.sync_first
+                                             : kDefaultSyncFirst;
+  const int sync_step = sync_step_option_ ? sync_step_option_
+                        : model_.sync_step ? model_.sync_step
+                                           : kDefaultSyncStep;
   const bool flat = waldboost_flat_limit (model_) > 0;
   // The sum plane modulo 2^16 where every block holds at most 257 pixels
   // (its sum is then exact: kernels/pyramid.cl) and no window variance is
@@ -168,19 +199,19 @@ cl::Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
   return {};
 }
 
-cl::Error WaldBoostFamily::setup (const BuildEnv &env, const cl::Program &program) {
-  if (cl::Error e = integral_.create_kernels (program))
+Error WaldBoostFamily::setup (const BuildEnv &env, const cl::Program &program) {
+  if (Error e = integral_.create_kernels (program))
     return e;
   if (gpu_schedule_) {
-    if (cl::Error e = cl::create_kernel (program, "wb_first", &first_))
+    if (Error e = first_.create (program, "wb_first"))
       return e;
-    if (cl::Error e = cl::create_kernel (program, "wb_tail", &tail_))
+    if (Error e = tail_.create (program, "wb_tail"))
       return e;
     more_.resize (divisors_.size () - 1);
-    for (cl::Kernel &k : more_)
-      if (cl::Error e = cl::create_kernel (program, "wb_more", &k))
+    for (More &k : more_)
+      if (Error e = k.create (program, "wb_more"))
         return e;
-  } else if (cl::Error e = cl::create_kernel (program, "wb_rows", &rows_)) {
+  } else if (Error e = rows_.create (program, "wb_rows")) {
     return e;
   }
   const int tail = model_.tail_start ();
@@ -196,9 +227,9 @@ cl::Error WaldBoostFamily::setup (const BuildEnv &env, const cl::Program &progra
                      {0, 0}});
       resp.insert (resp.end (), s.response.begin (), s.response.end ());
     }
-    if (cl::Error e = cl::upload_vector (env.dev, &stages_, st))
+    if (Error e = cl::upload_vector (env.dev, &stages_, st))
       return e;
-    if (cl::Error e = cl::upload_vector (env.dev, &resp_, resp))
+    if (Error e = cl::upload_vector (env.dev, &resp_, resp))
       return e;
   } else {
     std::vector<DevStage> st;
@@ -212,18 +243,18 @@ cl::Error WaldBoostFamily::setup (const BuildEnv &env, const cl::Program &progra
       for (float r : s.response)
         resp.push_back (waldboost_fixed (r));
     }
-    if (cl::Error e = cl::upload_vector (env.dev, &stages_, st))
+    if (Error e = cl::upload_vector (env.dev, &stages_, st))
       return e;
-    if (cl::Error e = cl::upload_vector (env.dev, &resp_, resp))
+    if (Error e = cl::upload_vector (env.dev, &resp_, resp))
       return e;
   }
   return cl::make_buffer (env.dev, &counters_, IntegralPyramid::kCounterWords * sizeof (cl_uint));
 }
 
-cl::Error WaldBoostFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
+Error WaldBoostFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                                      const SearchParams &p) {
   gamma_ = final_threshold (p);
-  if (cl::Error e = integral_.geometry (dev, g, layout))
+  if (Error e = integral_.geometry (dev, g, layout))
     return e;
   std::vector<cl_int2> segs;   // wb_first: (level, first window)
   std::vector<int32_t> wrows;  // wb_rows: level | iy << 10
@@ -237,18 +268,11 @@ cl::Error WaldBoostFamily::geometry (const cl::Device &dev, const PyramidGeometr
   nsegs_ = static_cast<int> (segs.size ());
   nwrows_ = static_cast<int> (wrows.size ());
   nwindows_ = g.total_windows;
-  if (cl::Error e = cl::upload_vector (dev, &segs_, segs)) return e;
-  if (cl::Error e = cl::upload_vector (dev, &wrows_, wrows)) return e;
-  const cl::Mem &sum = integral_.sum (), &sq = integral_.sqsum ();
-  const cl_int stride = integral_.stride ();
-  const cl_int nstages = static_cast<cl_int> (model_.stages.size ()), tail = model_.tail_start ();
-  const cl_long flat = waldboost_flat_limit (model_);
-  bound_cand_ = nullptr;
-  if (!gpu_schedule_) {
-    GPUDETECT_CL_TRY (cl::set_args (rows_.get (), integral_.levels (), wrows_, static_cast<cl_int> (nwrows_), sum, sq,
-                                    stride, stages_, resp_, nstages, tail, gamma_, flat));
+  if (Error e = cl::upload_vector (dev, &segs_, segs)) return e;
+  if (Error e = cl::upload_vector (dev, &wrows_, wrows)) return e;
+  flat_ = waldboost_flat_limit (model_);
+  if (!gpu_schedule_)
     return {};
-  }
   // List k (one per divisor) holds the windows still undecided after step k;
   // the last is wb_tail's, which also takes every window that reaches the
   // tail early.  Capacities: the windows / (D1 ... Dk), at least
@@ -259,67 +283,53 @@ cl::Error WaldBoostFamily::geometry (const cl::Device &dev, const PyramidGeometr
   for (size_t k = 0; k < divisors_.size (); k++) {
     share = (share + divisors_[k] - 1) / divisors_[k];
     caps_[k] = static_cast<cl_uint> (std::max (share, std::min<size_t> (nwindows_, kMinListItems)));
-    if (cl::Error e = cl::make_buffer (dev, &lists_[k], std::max<size_t> (caps_[k], 1) * kItemBytes))
+    if (Error e = cl::make_buffer (dev, &lists_[k], std::max<size_t> (caps_[k], 1) * kItemBytes))
       return e;
   }
-  const size_t last = divisors_.size () - 1;
-  const cl_int tl_at = static_cast<cl_int> (2 * last);
-  // counters[2k], [2k + 1]: list k's length and the chunks taken from it
-  GPUDETECT_CL_TRY (cl::set_args (first_.get (), integral_.levels (), segs_, sum, sq, stride, stages_, resp_, nstages,
-                                  tail, gamma_, flat, static_cast<cl_int> (divisors_[0]), lists_[0], cl_int (0),
-                                  caps_[0], lists_[last], tl_at, caps_[last], counters_));
-  for (size_t k = 1; k < divisors_.size (); k++)
-    GPUDETECT_CL_TRY (cl::set_args (more_[k - 1].get (), sum, stride, stages_, resp_, nstages, tail, gamma_,
-                                    static_cast<cl_int> (divisors_[k]), lists_[k - 1],
-                                    static_cast<cl_int> (2 * (k - 1)), caps_[k - 1], lists_[k],
-                                    static_cast<cl_int> (2 * k), caps_[k], lists_[last], tl_at, caps_[last],
-                                    counters_));
-  GPUDETECT_CL_TRY (cl::set_args (tail_.get (), sum, stride, stages_, resp_, nstages, tail, gamma_, lists_[last],
-                                  tl_at, caps_[last], counters_));
-  return {}; // gamma follows in parameters()
-}
-
-std::vector<std::pair<cl_kernel, cl_uint>> WaldBoostFamily::emitters () const {
-  if (!gpu_schedule_)
-    return {{rows_.get (), 12}};
-  std::vector<std::pair<cl_kernel, cl_uint>> v = {{first_.get (), 19}, {tail_.get (), 11}};
-  for (const cl::Kernel &k : more_)
-    v.push_back ({k.get (), 18});
-  return v;
-}
-
-cl::Error WaldBoostFamily::parameters (const SearchParams &p) {
-  // gamma: argument 10 of wb_rows, 9 of wb_first, 6 of wb_more and wb_tail
-  gamma_ = final_threshold (p);
-  if (!gpu_schedule_) {
-    GPUDETECT_CL_TRY (set_arg (rows_.get (), 10, gamma_));
-    return {};
-  }
-  GPUDETECT_CL_TRY (set_arg (first_.get (), 9, gamma_));
-  GPUDETECT_CL_TRY (set_arg (tail_.get (), 6, gamma_));
-  for (cl::Kernel &k : more_)
-    GPUDETECT_CL_TRY (set_arg (k.get (), 6, gamma_));
   return {};
 }
 
-cl::Error WaldBoostFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
-  if (bound_cand_ != frame.candidates.get ()) {
-    for (const auto &[k, at] : emitters ())
-      GPUDETECT_CL_TRY (cl::set_args_from (k, at, frame.candidates, frame.capacity));
-    bound_cand_ = frame.candidates.get ();
-  }
-  if (cl::Error e = integral_.enqueue (frame, counters_, l))
+Error WaldBoostFamily::parameters (const SearchParams &p) {
+  gamma_ = final_threshold (p);
+  return {};
+}
+
+Error WaldBoostFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
+  if (Error e = integral_.enqueue (frame, counters_, {kPyramid, kIntegral, kIntegral}, l))
     return e;
   if (nwindows_ == 0)
     return {};
-  if (!gpu_schedule_)
-    return l.launch (rows_.get (), round_up (nwrows_, 8), 8, Phase::First);
-  if (cl::Error e = l.launch (first_.get (), static_cast<size_t> (nsegs_) * kWg, kWg, Phase::First))
-    return e;
-  for (cl::Kernel &k : more_)
-    if (cl::Error e = l.launch (k.get (), groups_ * kWg, kWg, Phase::Rest))
+  const cl::Mem &sum = integral_.sum (), &sq = integral_.sqsum ();
+  const cl_int stride = integral_.stride ();
+  const cl_int nstages = static_cast<cl_int> (model_.stages.size ()), tail = model_.tail_start ();
+  if (!gpu_schedule_) {
+    if (Error e = rows_.set (integral_.levels (), wrows_, cl_int (nwrows_), sum, sq, stride, stages_, resp_, nstages,
+                             tail, gamma_, flat_, frame.candidates, frame.capacity))
       return e;
-  return l.launch (tail_.get (), groups_ * kWg, kWg, Phase::Rest);
+    return l.launch (rows_.get (), round_up (nwrows_, 8), 8, kFirst);
+  }
+  // counters[2k], [2k + 1]: list k's length and the chunks taken from it
+  const size_t last = divisors_.size () - 1;
+  const cl_int tl_at = static_cast<cl_int> (2 * last);
+  if (Error e = first_.set (integral_.levels (), segs_, sum, sq, stride, stages_, resp_, nstages, tail, gamma_, flat_,
+                            cl_int (divisors_[0]), lists_[0], cl_int (0), caps_[0], lists_[last], tl_at, caps_[last],
+                            counters_, frame.candidates, frame.capacity))
+    return e;
+  if (Error e = l.launch (first_.get (), static_cast<size_t> (nsegs_) * kWg, kWg, kFirst))
+    return e;
+  for (size_t k = 1; k < divisors_.size (); k++) {
+    if (Error e = more_[k - 1].set (sum, stride, stages_, resp_, nstages, tail, gamma_, cl_int (divisors_[k]),
+                                    lists_[k - 1], cl_int (2 * (k - 1)), caps_[k - 1], lists_[k], cl_int (2 * k),
+                                    caps_[k], lists_[last], tl_at, caps_[last], counters_, frame.candidates,
+                                    frame.capacity))
+      return e;
+    if (Error e = l.launch (more_[k - 1].get (), groups_ * kWg, kWg, kRest))
+      return e;
+  }
+  if (Error e = tail_.set (sum, stride, stages_, resp_, nstages, tail, gamma_, lists_[last], tl_at, caps_[last],
+                           counters_, frame.candidates, frame.capacity))
+    return e;
+  return l.launch (tail_.get (), groups_ * kWg, kWg, kRest);
 }
 
 std::vector<Detection> WaldBoostFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
@@ -344,6 +354,11 @@ std::vector<Detection> WaldBoostFamily::finish (const std::vector<RawHit> &hits,
 }
 
 } // namespace
+
+const std::vector<std::string> &waldboost_option_keys () {
+  static const std::vector<std::string> keys = {"waldboost-divisors", "waldboost-sync-first", "waldboost-sync-step"};
+  return keys;
+}
 
 std::unique_ptr<Family> make_waldboost_family (WaldBoostModel model) {
   return std::make_unique<WaldBoostFamily> (std::move (model));

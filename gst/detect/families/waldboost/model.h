@@ -6,6 +6,7 @@
 // that every schedule of the engine reproduces exactly.
 #pragma once
 
+#include "cl/error.h"
 #include <libxml/tree.h>
 
 #include <array>
@@ -102,19 +103,19 @@ int64_t waldboost_flat_limit (const WaldBoostModel &m);
 // Parses a model file's text (the project's XML or an xobjdetect
 // WBDetector file); returns an empty string on success, else a message naming
 // the element, stage or value at fault.
-std::string parse_waldboost (const std::string &text, WaldBoostModel *out);
+Error parse_waldboost (const std::string &text, WaldBoostModel *out);
 // The same from a parsed document's root element, and whether a root element
 // is of this format.
-std::string read_waldboost_native (const xmlNode *root, WaldBoostModel *out);
+Error read_waldboost_native (const xmlNode *root, WaldBoostModel *out);
 bool is_waldboost_native (const xmlNode *root);
 
 // OpenCV xobjdetect's WBDetector files (FileStorage XML, WaldBoost::write):
 // whether a root element is one, and the model from it (xobjdetect_xml.cpp).
 bool is_waldboost_xobjdetect (const xmlNode *root);
-std::string read_waldboost_xobjdetect (const xmlNode *root, WaldBoostModel *out);
+Error read_waldboost_xobjdetect (const xmlNode *root, WaldBoostModel *out);
 
 // Reads and parses a file (at most 64 MiB).
-std::string load_waldboost_file (const std::string &path, WaldBoostModel *out);
+Error load_waldboost_file (const std::string &path, WaldBoostModel *out);
 
 // The project's XML for a model (floats written so that they read back
 // exactly).

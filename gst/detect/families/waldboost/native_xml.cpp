@@ -74,7 +74,7 @@ bool attr_int (const xmlNode *n, const char *name, long long lo, long long hi, i
   return true;
 }
 
-std::string read_stage (const xmlNode *sn, size_t si, WaldBoostModel *m) {
+Error read_stage (const xmlNode *sn, size_t si, WaldBoostModel *m) {
   const std::string where = stage_where (si);
   WaldBoostModel::Stage st;
   if (!attr_double (sn, "negT", &st.neg_t, true) || !attr_double (sn, "posT", &st.pos_t, true))
@@ -116,7 +116,7 @@ std::string read_stage (const xmlNode *sn, size_t si, WaldBoostModel *m) {
   return {};
 }
 
-std::string read_schedule (const xmlNode *n, WaldBoostModel *m) {
+Error read_schedule (const xmlNode *n, WaldBoostModel *m) {
   std::string d;
   if (xml::attribute (n, "divisors", &d)) {
     std::vector<std::string> t = xml::split (d, kMaxDivisors + 1);
@@ -173,7 +173,7 @@ std::string fmt_float (float v) {
 
 bool is_waldboost_native (const xmlNode *root) { return xml::is_elem (root, "WaldBoostClassifier"); }
 
-std::string read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
+Error read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
   if (!is_waldboost_native (root))
     return "not a WaldBoost classifier (root element is not <WaldBoostClassifier>)";
   WaldBoostModel m;
@@ -200,7 +200,7 @@ std::string read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
       if (schedule)
         return "<WaldBoostClassifier> holds more than one <schedule>";
       schedule = true;
-      if (std::string e = read_schedule (c, &m); !e.empty ())
+      if (Error e = read_schedule (c, &m))
         return e;
       continue;
     }
@@ -209,7 +209,7 @@ std::string read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
              "> in <WaldBoostClassifier>";
     if (m.stages.size () >= kMaxStages)
       return "more than " + std::to_string (kMaxStages) + " stages";
-    if (std::string e = read_stage (c, m.stages.size (), &m); !e.empty ())
+    if (Error e = read_stage (c, m.stages.size (), &m))
       return e;
     float mx = 0;
     for (float r : m.stages.back ().response)
@@ -225,21 +225,21 @@ std::string read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
   return {};
 }
 
-std::string parse_waldboost (const std::string &text, WaldBoostModel *out) {
+Error parse_waldboost (const std::string &text, WaldBoostModel *out) {
   xml::Doc doc;
-  if (std::string e = xml::parse (text, &doc); !e.empty ())
+  if (Error e = xml::parse (text, &doc))
     return e;
   if (is_waldboost_xobjdetect (xml::root (doc)))
     return read_waldboost_xobjdetect (xml::root (doc), out);
   return read_waldboost_native (xml::root (doc), out);
 }
 
-std::string load_waldboost_file (const std::string &path, WaldBoostModel *out) {
+Error load_waldboost_file (const std::string &path, WaldBoostModel *out) {
   std::string text;
-  if (std::string e = read_model_file (path, &text); !e.empty ())
+  if (Error e = read_model_file (path, &text))
     return e;
-  if (std::string e = parse_waldboost (text, out); !e.empty ())
-    return "model file '" + path + "': " + e;
+  if (Error e = parse_waldboost (text, out))
+    return "model file '" + path + "': " + e.message;
   out->path = path;
   out->default_label = label_for_model (path);
   return {};

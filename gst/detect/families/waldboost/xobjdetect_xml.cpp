@@ -64,7 +64,7 @@ const char *name_of (const xmlNode *n) { return reinterpret_cast<const char *> (
 
 // A FileStorage sequence of scalars: the element's text, or one <_> child per
 // value.
-std::string sequence (const xmlNode *map, const char *name, size_t count, std::vector<std::string> *out) {
+Error sequence (const xmlNode *map, const char *name, size_t count, std::vector<std::string> *out) {
   const xmlNode *n = xml::child (map, name);
   if (!n)
     return "no <" + std::string (name) + ">";
@@ -90,9 +90,9 @@ std::string sequence (const xmlNode *map, const char *name, size_t count, std::v
 
 // FileStorage writes non-finite reals as .Inf, -.Inf and .Nan; those are
 // refused with the rest.
-std::string reals (const xmlNode *map, const char *name, size_t count, double bound, std::vector<float> *out) {
+Error reals (const xmlNode *map, const char *name, size_t count, double bound, std::vector<float> *out) {
   std::vector<std::string> t;
-  if (std::string e = sequence (map, name, count, &t); !e.empty ())
+  if (Error e = sequence (map, name, count, &t))
     return e;
   out->resize (count);
   for (size_t i = 0; i < count; i++) {
@@ -109,10 +109,10 @@ std::string reals (const xmlNode *map, const char *name, size_t count, double bo
   return {};
 }
 
-std::string ints (const xmlNode *map, const char *name, size_t count, long long lo, long long hi,
+Error ints (const xmlNode *map, const char *name, size_t count, long long lo, long long hi,
                   std::vector<int> *out) {
   std::vector<std::string> t;
-  if (std::string e = sequence (map, name, count, &t); !e.empty ())
+  if (Error e = sequence (map, name, count, &t))
     return e;
   out->resize (count);
   for (size_t i = 0; i < count; i++) {
@@ -140,7 +140,7 @@ bool is_waldboost_xobjdetect (const xmlNode *root) {
   return top && xml::child (top, "waldboost_params");
 }
 
-std::string read_waldboost_xobjdetect (const xmlNode *root, WaldBoostModel *out) {
+Error read_waldboost_xobjdetect (const xmlNode *root, WaldBoostModel *out) {
   const xmlNode *top = top_node (root);
   if (!top)
     return "not an OpenCV storage file with a top-level node (<opencv_storage><waldboost>)";
@@ -156,13 +156,13 @@ std::string read_waldboost_xobjdetect (const xmlNode *root, WaldBoostModel *out)
   const std::vector<Grid> &pool = feature_pool ();
   std::vector<float> thresholds, alphas, cascade;
   std::vector<int> polarities, features;
-  std::string e;
-  if (!(e = reals (top, "thresholds", count, kMaxThreshold, &thresholds)).empty () ||
-      !(e = reals (top, "alphas", count, kMaxAlpha, &alphas)).empty () ||
-      !(e = ints (top, "polarities", count, -1000000, 1000000, &polarities)).empty () ||
-      !(e = reals (top, "cascade_thresholds", count, kMaxThreshold, &cascade)).empty () ||
-      !(e = ints (top, "feature_indices", count, 0, static_cast<long long> (pool.size ()) - 1, &features)).empty ())
-    return where + ": " + e;
+  Error e;
+  if ((e = reals (top, "thresholds", count, kMaxThreshold, &thresholds)) ||
+      (e = reals (top, "alphas", count, kMaxAlpha, &alphas)) ||
+      (e = ints (top, "polarities", count, -1000000, 1000000, &polarities)) ||
+      (e = reals (top, "cascade_thresholds", count, kMaxThreshold, &cascade)) ||
+      (e = ints (top, "feature_indices", count, 0, static_cast<long long> (pool.size ()) - 1, &features)))
+    return where + ": " + e.message;
 
   WaldBoostModel m;
   m.name = name_of (top);
