@@ -4,19 +4,13 @@
 
 #include "gpudetect-elements.h"
 #include "gsthostmemory.h"
+#include "properties.h"
 
 #include <mutex>
 #include <string>
 
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_base_transform_debug);
 #define GST_CAT_DEFAULT gst_gpu_base_transform_debug
-
-enum {
-  PROP_0,
-  PROP_MAX_IN_FLIGHT,
-  PROP_UPLOAD_POOL,
-  PROP_MESSAGE_MODE,
-};
 
 #define DEFAULT_MAX_IN_FLIGHT 2
 #define DEFAULT_UPLOAD_POOL TRUE
@@ -42,11 +36,14 @@ void GpuFrame::unmap ()
 }
 
 namespace {
-struct Base {
-  std::mutex lock; // guards the properties
+struct Settings {
   guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   bool upload_pool = DEFAULT_UPLOAD_POOL;
   GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
+};
+
+struct Base {
+  GpuDetectSettings<Settings> settings;
   GpuDetectDeviceSlot device;
 
   // streaming thread
@@ -91,6 +88,11 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstGpuBaseTransform, gst_gpu_base_transform
 static Base *base_of (GstGpuBaseTransform *self)
 {
   return static_cast<GstGpuBaseTransformPrivate *> (gst_gpu_base_transform_get_instance_private (self))->base;
+}
+
+static GpuDetectSettings<Settings> &settings_of (GObject *object)
+{
+  return base_of (GST_GPU_BASE_TRANSFORM (object))->settings;
 }
 
 #define CLASS(self) GST_GPU_BASE_TRANSFORM_GET_CLASS (self)
@@ -147,11 +149,7 @@ void gst_gpu_base_transform_post_objects (GstGpuBaseTransform *self, const char 
                                           const std::function<void (GValue *list)> &add_objects)
 {
   Base *b = base_of (self);
-  GstGpuDetectMessageMode mode;
-  {
-    std::lock_guard<std::mutex> g (b->lock);
-    mode = b->message_mode;
-  }
+  const GstGpuDetectMessageMode mode = b->settings.copy ().message_mode;
   if (mode == GST_GPU_DETECT_MESSAGE_NONE)
     return;
   const bool changed = n != b->last_count;
@@ -206,10 +204,7 @@ static GstFlowReturn drain (GstGpuBaseTransform *self)
 static gboolean gst_gpu_base_transform_start (GstBaseTransform *trans)
 {
   Base *b = base_of (GST_GPU_BASE_TRANSFORM (trans));
-  {
-    std::lock_guard<std::mutex> g (b->lock);
-    b->running_max_in_flight = b->max_in_flight;
-  }
+  b->running_max_in_flight = b->settings.copy ().max_in_flight;
   b->last_count = G_MAXSIZE;
   std::lock_guard<std::mutex> g (b->qos_lock);
   b->earliest_time = GST_CLOCK_TIME_NONE;
@@ -343,11 +338,7 @@ static gboolean gst_gpu_base_transform_query (GstBaseTransform *trans, GstPadDir
     GstClockTime min, max;
     gst_query_parse_latency (query, &live, &min, &max);
     // A frame waits for at most max-in-flight - 1 later frames before it leaves.
-    guint depth;
-    {
-      std::lock_guard<std::mutex> g (b->lock);
-      depth = b->max_in_flight - 1;
-    }
+    const guint depth = b->settings.copy ().max_in_flight - 1;
     GstClockTime frame = GST_SECOND / 30;
     if (b->have_info && GST_VIDEO_INFO_FPS_N (&b->info) > 0)
       frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&b->info), GST_VIDEO_INFO_FPS_N (&b->info));
@@ -372,17 +363,11 @@ static gboolean gst_gpu_base_transform_propose_allocation (GstBaseTransform *tra
   Base *b = base_of (self);
   // Downstream may not answer (fakesink does not): we answer all the same.
   GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
-  bool offer;
-  guint min_buffers;
-  {
-    std::lock_guard<std::mutex> g (b->lock);
-    offer = b->upload_pool;
-    min_buffers = b->max_in_flight;
-  }
+  const Settings s = b->settings.copy ();
   GstCaps *caps = nullptr;
   gboolean need_pool = FALSE;
   gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!offer || !caps || gst_query_get_n_allocation_pools (query) > 0)
+  if (!s.upload_pool || !caps || gst_query_get_n_allocation_pools (query) > 0)
     return TRUE;
   if (!b->host_allocator) {
     std::string err;
@@ -394,7 +379,7 @@ static gboolean gst_gpu_base_transform_propose_allocation (GstBaseTransform *tra
     }
     b->host_allocator = gst_gpu_detect_host_allocator_new (std::move (blocks));
   }
-  gst_gpu_detect_host_pool_offer (GST_OBJECT (self), b->host_allocator, query, caps, min_buffers);
+  gst_gpu_detect_host_pool_offer (GST_OBJECT (self), b->host_allocator, query, caps, s.max_in_flight);
   return TRUE;
 }
 
@@ -402,31 +387,6 @@ static void gst_gpu_base_transform_set_context (GstElement *element, GstContext 
 {
   base_of (GST_GPU_BASE_TRANSFORM (element))->device.set_context (context);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
-}
-
-static void gst_gpu_base_transform_set_property (GObject *object, guint prop_id, const GValue *value,
-                                                 GParamSpec *pspec)
-{
-  Base *b = base_of (GST_GPU_BASE_TRANSFORM (object));
-  std::lock_guard<std::mutex> g (b->lock);
-  switch (prop_id) {
-  case PROP_MAX_IN_FLIGHT: b->max_in_flight = g_value_get_uint (value); break;
-  case PROP_UPLOAD_POOL: b->upload_pool = g_value_get_boolean (value); break;
-  case PROP_MESSAGE_MODE: b->message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
-}
-
-static void gst_gpu_base_transform_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  Base *b = base_of (GST_GPU_BASE_TRANSFORM (object));
-  std::lock_guard<std::mutex> g (b->lock);
-  switch (prop_id) {
-  case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, b->max_in_flight); break;
-  case PROP_UPLOAD_POOL: g_value_set_boolean (value, b->upload_pool); break;
-  case PROP_MESSAGE_MODE: g_value_set_enum (value, b->message_mode); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
 }
 
 static void gst_gpu_base_transform_finalize (GObject *object)
@@ -449,24 +409,22 @@ static void gst_gpu_base_transform_class_init (GstGpuBaseTransformClass *klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  gobject_class->set_property = gst_gpu_base_transform_set_property;
-  gobject_class->get_property = gst_gpu_base_transform_get_property;
   gobject_class->finalize = gst_gpu_base_transform_finalize;
-  const GParamFlags ready =
-      static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
-      g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
-          "Frames held while their work runs on the device (1: synchronous)", 1, 16, DEFAULT_MAX_IN_FLIGHT, ready));
-  g_object_class_install_property (gobject_class, PROP_UPLOAD_POOL,
-      g_param_spec_boolean ("upload-pool", "Upload pool",
-          "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
-          "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
-          DEFAULT_UPLOAD_POOL, ready));
-  g_object_class_install_property (gobject_class, PROP_MESSAGE_MODE,
-      g_param_spec_enum ("message-mode", "Message mode",
-          "When to post the element message (named as the element: \"gpudetect\", \"gputrack\") with each frame's "
-          "objects", GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE,
-          static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  props.field (g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
+                   "Frames held while their work runs on the device (1: synchronous)", 1, 16, DEFAULT_MAX_IN_FLIGHT,
+                   GPUDETECT_PARAM_READY),
+               &Settings::max_in_flight);
+  props.field (g_param_spec_boolean ("upload-pool", "Upload pool",
+                   "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device "
+                   "without a copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
+                   DEFAULT_UPLOAD_POOL, GPUDETECT_PARAM_READY),
+               &Settings::upload_pool);
+  props.field (g_param_spec_enum ("message-mode", "Message mode",
+                   "When to post the element message (named as the element: \"gpudetect\", \"gputrack\") with "
+                   "each frame's objects", GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE,
+                   GPUDETECT_PARAM_PLAYING),
+               &Settings::message_mode);
   element_class->set_context = gst_gpu_base_transform_set_context;
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = gst_gpu_base_transform_start;

@@ -32,6 +32,7 @@
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
 #include "gsthostmemory.h"
+#include "properties.h"
 #include "roimeta.h"
 
 #include <gst/video/gstvideometa.h>
@@ -48,31 +49,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_gpu_detect_debug);
 #define GST_CAT_DEFAULT gst_gpu_detect_debug
 
 #define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }")
-
-enum {
-  PROP_0,
-  PROP_MODEL,
-  PROP_DEVICE,
-  PROP_SCALE_FACTOR,
-  PROP_MIN_NEIGHBORS,
-  PROP_MIN_SIZE_WIDTH,
-  PROP_MIN_SIZE_HEIGHT,
-  PROP_MAX_SIZE_WIDTH,
-  PROP_MAX_SIZE_HEIGHT,
-  PROP_THRESHOLD,
-  PROP_LABEL,
-  PROP_INFERENCE_INTERVAL,
-  PROP_SKIP_WHEN_BUSY,
-  PROP_ROI_X,
-  PROP_ROI_Y,
-  PROP_ROI_WIDTH,
-  PROP_ROI_HEIGHT,
-  PROP_DEVICE_NAME,
-  PROP_TUNING,
-  PROP_LEVELS_PER_OCTAVE,
-  PROP_SHRINK,
-  PROP_PROGRAM_BUILDS,
-};
 
 #define DEFAULT_MODEL "lbp-frontalface-improved"
 #define DEFAULT_DEVICE "auto"
@@ -121,9 +97,8 @@ struct ScopeTimer {
 } // namespace
 
 struct GstGpuDetectPrivate {
-  std::mutex lock; // guards settings and the search parameters
-  Settings settings;
-  bool search_changed = false;
+  GpuDetectSettings<Settings> settings;
+  bool search_changed = false; // guarded by the settings' lock
 
   // streaming state (streaming thread only)
   std::unique_ptr<gpudetect::Detector> detector;
@@ -269,8 +244,8 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   GstGpuDetectPrivate *priv = self->priv;
   gpudetect::DetectorConfig cfg;
   {
-    std::lock_guard<std::mutex> g (priv->lock);
-    const Settings &s = priv->settings;
+    std::lock_guard<std::mutex> g (priv->settings.lock);
+    const Settings &s = priv->settings.values;
     cfg.model = s.model;
     cfg.device = s.device;
     cfg.scale_factor = s.scale_factor;
@@ -415,8 +390,8 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
   Settings s;
   bool search_changed;
   {
-    std::lock_guard<std::mutex> g (priv->lock);
-    s = priv->settings;
+    std::lock_guard<std::mutex> g (priv->settings.lock);
+    s = priv->settings.values;
     search_changed = priv->search_changed;
     priv->search_changed = false;
   }
@@ -508,80 +483,32 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
 /* ------------------------------------------------------------------------ */
 /* properties                                                                */
 
-static void gst_gpu_detect_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+static GpuDetectSettings<Settings> &settings_of (GObject *object) { return GST_GPU_DETECT (object)->priv->settings; }
+
+// The search parameters changed: the detector takes them with the next frame.
+static void search_changed (GObject *object, Settings &) { GST_GPU_DETECT (object)->priv->search_changed = true; }
+
+static void threshold_changed (GObject *object, Settings &s)
 {
-  GstGpuDetect *self = GST_GPU_DETECT (object);
-  GstGpuDetectPrivate *priv = self->priv;
-  std::lock_guard<std::mutex> g (priv->lock);
-  Settings &s = priv->settings;
-  switch (prop_id) {
-  case PROP_MODEL: s.model = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_DEVICE: s.device = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_SCALE_FACTOR: s.scale_factor = g_value_get_double (value); priv->search_changed = true; break;
-  case PROP_MIN_NEIGHBORS: s.min_neighbors = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_MIN_SIZE_WIDTH: s.min_w = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_MIN_SIZE_HEIGHT: s.min_h = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_MAX_SIZE_WIDTH: s.max_w = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_MAX_SIZE_HEIGHT: s.max_h = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_THRESHOLD:
-    s.threshold = g_value_get_double (value);
-    s.threshold_set = true;
-    priv->search_changed = true;
-    break;
-  case PROP_TUNING: s.tuning = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_LEVELS_PER_OCTAVE: s.levels_per_octave = g_value_get_uint (value); break;
-  case PROP_SHRINK: s.shrink = g_value_get_uint (value); break;
-  case PROP_LABEL: s.label = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_INFERENCE_INTERVAL: s.interval = g_value_get_uint (value); break;
-  case PROP_SKIP_WHEN_BUSY: s.skip_when_busy = g_value_get_boolean (value); break;
-  case PROP_ROI_X: s.roi_x = g_value_get_int (value); break;
-  case PROP_ROI_Y: s.roi_y = g_value_get_int (value); break;
-  case PROP_ROI_WIDTH: s.roi_w = g_value_get_int (value); break;
-  case PROP_ROI_HEIGHT: s.roi_h = g_value_get_int (value); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
+  s.threshold_set = true;
+  search_changed (object, s);
 }
 
-static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+static void read_device_name (GObject *object, GValue *value)
 {
-  GstGpuDetect *self = GST_GPU_DETECT (object);
-  GstGpuDetectPrivate *priv = self->priv;
-  std::lock_guard<std::mutex> g (priv->lock);
-  const Settings &s = priv->settings;
-  switch (prop_id) {
-  case PROP_MODEL: g_value_set_string (value, s.model.c_str ()); break;
-  case PROP_DEVICE: g_value_set_string (value, s.device.c_str ()); break;
-  case PROP_SCALE_FACTOR: g_value_set_double (value, s.scale_factor); break;
-  case PROP_MIN_NEIGHBORS: g_value_set_int (value, s.min_neighbors); break;
-  case PROP_MIN_SIZE_WIDTH: g_value_set_int (value, s.min_w); break;
-  case PROP_MIN_SIZE_HEIGHT: g_value_set_int (value, s.min_h); break;
-  case PROP_MAX_SIZE_WIDTH: g_value_set_int (value, s.max_w); break;
-  case PROP_MAX_SIZE_HEIGHT: g_value_set_int (value, s.max_h); break;
-  case PROP_THRESHOLD: g_value_set_double (value, s.threshold); break;
-  case PROP_TUNING: g_value_set_string (value, s.tuning.c_str ()); break;
-  case PROP_LEVELS_PER_OCTAVE: g_value_set_uint (value, s.levels_per_octave); break;
-  case PROP_SHRINK: g_value_set_uint (value, s.shrink); break;
-  case PROP_LABEL: g_value_set_string (value, s.label.empty () ? nullptr : s.label.c_str ()); break;
-  case PROP_INFERENCE_INTERVAL: g_value_set_uint (value, s.interval); break;
-  case PROP_SKIP_WHEN_BUSY: g_value_set_boolean (value, s.skip_when_busy); break;
-  case PROP_ROI_X: g_value_set_int (value, s.roi_x); break;
-  case PROP_ROI_Y: g_value_set_int (value, s.roi_y); break;
-  case PROP_ROI_WIDTH: g_value_set_int (value, s.roi_w); break;
-  case PROP_ROI_HEIGHT: g_value_set_int (value, s.roi_h); break;
-  case PROP_DEVICE_NAME: g_value_set_string (value, priv->device_name.empty () ? nullptr : priv->device_name.c_str ()); break;
-  case PROP_PROGRAM_BUILDS: {
-    GpuDetectSharedDevice d = gst_gpu_base_transform_device_slot (GST_GPU_BASE_TRANSFORM (self))->get ();
-    g_value_set_uint64 (value, d ? gpudetect::cl::program_builds (*d) : 0);
-    break;
-  }
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
+  const std::string &name = GST_GPU_DETECT (object)->priv->device_name;
+  g_value_set_string (value, name.empty () ? nullptr : name.c_str ());
+}
+
+static void read_program_builds (GObject *object, GValue *value)
+{
+  GpuDetectSharedDevice d = gst_gpu_base_transform_device_slot (GST_GPU_BASE_TRANSFORM (object))->get ();
+  g_value_set_uint64 (value, d ? gpudetect::cl::program_builds (*d) : 0);
 }
 
 static void gst_gpu_detect_finalize (GObject *object)
 {
-  GstGpuDetect *self = GST_GPU_DETECT (object);
-  delete self->priv;
+  delete GST_GPU_DETECT (object)->priv;
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -600,92 +527,70 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_gpu_detect_debug, "gpudetect", 0, "OpenCL object detection");
 
-  gobject_class->set_property = gst_gpu_detect_set_property;
-  gobject_class->get_property = gst_gpu_detect_get_property;
   gobject_class->finalize = gst_gpu_detect_finalize;
 
-  const GParamFlags rw = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  const GParamFlags ready = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_READY);
-  const GParamFlags playing = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_PLAYING);
-
-  g_object_class_install_property (gobject_class, PROP_MODEL,
-      g_param_spec_string ("model", "Model",
-          "Cascade model: a path, a file name on the model search path, or a short name such as "
-          "lbp-frontalface-improved or haar-frontalface-default (search path: $GPUDETECT_MODEL_PATH, the "
-          "project's models, /usr/share/opencv4/{haar,lbp}cascades)", DEFAULT_MODEL, ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE,
-      g_param_spec_string ("device", "Device",
-          "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\"",
-          DEFAULT_DEVICE, ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
-      g_param_spec_string ("device-name", "Device name", "The OpenCL device in use (read-only, set once started)",
-          nullptr, static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property (gobject_class, PROP_PROGRAM_BUILDS,
-      g_param_spec_uint64 ("program-builds", "Program builds",
-          "OpenCL programs built so far on this element's device (context) in this process, by every element "
-          "sharing it: elements with the same model and options build their program once (read-only; 0 before "
-          "the element starts)", 0, G_MAXUINT64, 0,
-          static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property (gobject_class, PROP_SCALE_FACTOR,
-      g_param_spec_double ("scale-factor", "Scale factor", "Pyramid scale step between detection window sizes",
-          1.01, 10.0, DEFAULT_SCALE_FACTOR, playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_NEIGHBORS,
-      g_param_spec_int ("min-neighbors", "Minimum neighbors",
-          "Raw windows an object needs beyond one to be reported (0: report raw windows ungrouped)", 0, 1000,
-          DEFAULT_MIN_NEIGHBORS, playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_SIZE_WIDTH,
-      g_param_spec_int ("min-size-width", "Minimum width", "Smallest object width in pixels (0: the model's window)",
-          0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_SIZE_HEIGHT,
-      g_param_spec_int ("min-size-height", "Minimum height",
-          "Smallest object height in pixels (0: the model's window)", 0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_MAX_SIZE_WIDTH,
-      g_param_spec_int ("max-size-width", "Maximum width", "Largest object width in pixels (0: unbounded)", 0,
-          G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_MAX_SIZE_HEIGHT,
-      g_param_spec_int ("max-size-height", "Maximum height", "Largest object height in pixels (0: unbounded)", 0,
-          G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
-      g_param_spec_double ("threshold", "Threshold",
-          "Decision threshold, as the model's family defines it: OpenCV cascades, the least confidence of a "
-          "reported object (n / (n + 4) for n merged windows); WaldBoost and random-forest cascades, the least "
-          "final sum of a window that passes every stage; linear HOG filters, the least confidence (filter score "
-          "minus its bias, dlib's adjust_threshold) of an object. "
-          "Until set: the model's own (0 for cascades)", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing));
-  g_object_class_install_property (gobject_class, PROP_LABEL,
-      g_param_spec_string ("label", "Label", "Label of detected objects (default: derived from the model, e.g. face)",
-          nullptr, playing));
-  g_object_class_install_property (gobject_class, PROP_INFERENCE_INTERVAL,
-      g_param_spec_uint ("inference-interval", "Inference interval",
-          "Detect on every Nth frame; the others pass through without metadata", 1, G_MAXUINT,
-          DEFAULT_INFERENCE_INTERVAL, playing));
-  g_object_class_install_property (gobject_class, PROP_SKIP_WHEN_BUSY,
-      g_param_spec_boolean ("skip-when-busy", "Skip when busy",
-          "Pass frames through undetected when every device slot is busy instead of waiting (live sources)", FALSE,
-          playing));
-  g_object_class_install_property (gobject_class, PROP_ROI_X,
-      g_param_spec_int ("roi-x", "Search region x", "Left edge of the searched region", 0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_ROI_Y,
-      g_param_spec_int ("roi-y", "Search region y", "Top edge of the searched region", 0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
-      g_param_spec_int ("roi-width", "Search region width", "Width of the searched region (0: to the right edge)", 0,
-          G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
-      g_param_spec_int ("roi-height", "Search region height",
-          "Height of the searched region (0: to the bottom edge)", 0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_TUNING,
-      g_param_spec_string ("tuning", "Tuning",
-          "Expert knobs of the engine, \"key=value;key=value\" (README, Tuning): the schedule, the upload queue, "
-          "the WaldBoost reduction divisors, ...; empty: the measured defaults",
-          "", ready));
-  g_object_class_install_property (gobject_class, PROP_LEVELS_PER_OCTAVE,
-      g_param_spec_uint ("levels-per-octave", "Levels per octave",
-          "Random-forest cascades: pyramid levels per halving of the frame size (scale step 2^(1/N)); "
-          "0: the model's", 0, 32, 0, ready));
-  g_object_class_install_property (gobject_class, PROP_SHRINK,
-      g_param_spec_uint ("shrink", "Shrink",
-          "Random-forest cascades: the side in level pixels of the blocks the trees compare (the window keeps its "
-          "blocks, so it grows with it); 0: the model's", 0, 8, 0, ready));
+  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  const GParamFlags ready = GPUDETECT_PARAM_READY, playing = GPUDETECT_PARAM_PLAYING;
+  props.field (g_param_spec_string ("model", "Model",
+      "Cascade model: a path, a file name on the model search path, or a short name such as "
+      "lbp-frontalface-improved or haar-frontalface-default (search path: $GPUDETECT_MODEL_PATH, the "
+      "project's models, /usr/share/opencv4/{haar,lbp}cascades)", DEFAULT_MODEL, ready), &Settings::model);
+  props.field (g_param_spec_string ("device", "Device",
+      "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\"",
+      DEFAULT_DEVICE, ready), &Settings::device);
+  props.read_only (g_param_spec_string ("device-name", "Device name",
+      "The OpenCL device in use (read-only, set once started)", nullptr, GPUDETECT_PARAM_READ_ONLY), read_device_name);
+  props.read_only (g_param_spec_uint64 ("program-builds", "Program builds",
+      "OpenCL programs built so far on this element's device (context) in this process, by every element "
+      "sharing it: elements with the same model and options build their program once (read-only; 0 before "
+      "the element starts)", 0, G_MAXUINT64, 0, GPUDETECT_PARAM_READ_ONLY), read_program_builds);
+  props.field (g_param_spec_double ("scale-factor", "Scale factor", "Pyramid scale step between detection window sizes",
+      1.01, 10.0, DEFAULT_SCALE_FACTOR, playing), &Settings::scale_factor, search_changed);
+  props.field (g_param_spec_int ("min-neighbors", "Minimum neighbors",
+      "Raw windows an object needs beyond one to be reported (0: report raw windows ungrouped)", 0, 1000,
+      DEFAULT_MIN_NEIGHBORS, playing), &Settings::min_neighbors, search_changed);
+  props.field (g_param_spec_int ("min-size-width", "Minimum width",
+      "Smallest object width in pixels (0: the model's window)", 0, G_MAXINT, 0, playing), &Settings::min_w,
+      search_changed);
+  props.field (g_param_spec_int ("min-size-height", "Minimum height",
+      "Smallest object height in pixels (0: the model's window)", 0, G_MAXINT, 0, playing), &Settings::min_h,
+      search_changed);
+  props.field (g_param_spec_int ("max-size-width", "Maximum width", "Largest object width in pixels (0: unbounded)",
+      0, G_MAXINT, 0, playing), &Settings::max_w, search_changed);
+  props.field (g_param_spec_int ("max-size-height", "Maximum height", "Largest object height in pixels (0: unbounded)",
+      0, G_MAXINT, 0, playing), &Settings::max_h, search_changed);
+  props.field (g_param_spec_double ("threshold", "Threshold",
+      "Decision threshold, as the model's family defines it: OpenCV cascades, the least confidence of a "
+      "reported object (n / (n + 4) for n merged windows); WaldBoost and random-forest cascades, the least "
+      "final sum of a window that passes every stage; linear HOG filters, the least confidence (filter score "
+      "minus its bias, dlib's adjust_threshold) of an object. "
+      "Until set: the model's own (0 for cascades)", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing),
+      &Settings::threshold, threshold_changed);
+  props.field (g_param_spec_string ("label", "Label",
+      "Label of detected objects (default: derived from the model, e.g. face)", nullptr, playing), &Settings::label);
+  props.field (g_param_spec_uint ("inference-interval", "Inference interval",
+      "Detect on every Nth frame; the others pass through without metadata", 1, G_MAXUINT,
+      DEFAULT_INFERENCE_INTERVAL, playing), &Settings::interval);
+  props.field (g_param_spec_boolean ("skip-when-busy", "Skip when busy",
+      "Pass frames through undetected when every device slot is busy instead of waiting (live sources)", FALSE,
+      playing), &Settings::skip_when_busy);
+  props.field (g_param_spec_int ("roi-x", "Search region x", "Left edge of the searched region", 0, G_MAXINT, 0,
+      playing), &Settings::roi_x);
+  props.field (g_param_spec_int ("roi-y", "Search region y", "Top edge of the searched region", 0, G_MAXINT, 0,
+      playing), &Settings::roi_y);
+  props.field (g_param_spec_int ("roi-width", "Search region width",
+      "Width of the searched region (0: to the right edge)", 0, G_MAXINT, 0, playing), &Settings::roi_w);
+  props.field (g_param_spec_int ("roi-height", "Search region height",
+      "Height of the searched region (0: to the bottom edge)", 0, G_MAXINT, 0, playing), &Settings::roi_h);
+  props.field (g_param_spec_string ("tuning", "Tuning",
+      "Expert knobs of the engine, \"key=value;key=value\" (README, Tuning): the schedule, the upload queue, "
+      "the WaldBoost reduction divisors, ...; empty: the measured defaults", "", ready), &Settings::tuning);
+  props.field (g_param_spec_uint ("levels-per-octave", "Levels per octave",
+      "Random-forest cascades: pyramid levels per halving of the frame size (scale step 2^(1/N)); "
+      "0: the model's", 0, 32, 0, ready), &Settings::levels_per_octave);
+  props.field (g_param_spec_uint ("shrink", "Shrink",
+      "Random-forest cascades: the side in level pixels of the blocks the trees compare (the window keeps its "
+      "blocks, so it grows with it); 0: the model's", 0, 8, 0, ready), &Settings::shrink);
 
   gst_element_class_set_static_metadata (element_class, "OpenCL object detector", "Filter/Analyzer/Video",
       "Detects objects on an OpenCL device (OpenCV's Haar and LBP cascades, WaldBoost, random-forest cascades, "
@@ -703,5 +608,4 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   base_class->finish = GST_DEBUG_FUNCPTR (gst_gpu_detect_finish);
   base_class->discard = GST_DEBUG_FUNCPTR (gst_gpu_detect_discard);
   base_class->host_memory = GST_DEBUG_FUNCPTR (gst_gpu_detect_host_memory);
-
 }

@@ -37,6 +37,7 @@
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
 #include "gsthostmemory.h"
+#include "properties.h"
 #include "roimeta.h"
 #include "gstgpudetect.h"
 #include "track/tracker.h"
@@ -48,7 +49,6 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -56,21 +56,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_gpu_track_debug);
 #define GST_CAT_DEFAULT gst_gpu_track_debug
 
 #define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }")
-
-enum {
-  PROP_0,
-  PROP_TRACKING_TYPE,
-  PROP_DEVICE,
-  PROP_DEVICE_NAME,
-  PROP_SEARCH_RADIUS,
-  PROP_TEMPLATE_SIZE,
-  PROP_MAX_LOST,
-  PROP_MIN_CONFIDENCE,
-  PROP_IOU_THRESHOLD,
-  PROP_TEMPLATE_BLEND,
-  PROP_FRAMES_UPLOADED,
-  PROP_FRAMES_SHARED,
-};
 
 #define DEFAULT_TRACKING_TYPE GST_GPU_TRACK_SHORT_TERM
 #define DEFAULT_DEVICE "auto"
@@ -101,8 +86,7 @@ struct TrackFrame : GpuFrame {
 } // namespace
 
 struct GstGpuTrackPrivate {
-  std::mutex lock; // guards settings
-  Settings settings;
+  GpuDetectSettings<Settings> settings;
 
   // streaming thread
   std::unique_ptr<gpudetect::track::Tracker> tracker;
@@ -154,11 +138,7 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   GstGpuBaseTransform *base = GST_GPU_BASE_TRANSFORM (trans);
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
-  Settings s;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    s = priv->settings;
-  }
+  const Settings s = priv->settings.copy ();
   gpudetect::track::TrackerConfig cfg;
   cfg.search = s.type == GST_GPU_TRACK_SHORT_TERM;
   cfg.max_lost = static_cast<int> (s.max_lost);
@@ -408,11 +388,7 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")), ("no caps before the first buffer"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  Settings s;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    s = priv->settings;
-  }
+  const Settings s = priv->settings.copy ();
   priv->tracker->set_policy (static_cast<int> (s.max_lost), s.min_confidence, s.iou_threshold,
                              static_cast<int> (s.template_blend * 256 + 0.5));
   priv->frames++;
@@ -519,45 +495,22 @@ static std::shared_ptr<gpudetect::cl::HostAllocator> gst_gpu_track_host_memory (
 
 /* ------------------------------------------------------------------------ */
 
-static void gst_gpu_track_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+static GpuDetectSettings<Settings> &settings_of (GObject *object) { return GST_GPU_TRACK (object)->priv->settings; }
+
+static void read_device_name (GObject *object, GValue *value)
 {
-  GstGpuTrack *self = GST_GPU_TRACK (object);
-  std::lock_guard<std::mutex> g (self->priv->lock);
-  Settings &s = self->priv->settings;
-  switch (prop_id) {
-  case PROP_TRACKING_TYPE: s.type = static_cast<GstGpuTrackType> (g_value_get_enum (value)); break;
-  case PROP_DEVICE: s.device = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_SEARCH_RADIUS: s.search_radius = g_value_get_int (value); break;
-  case PROP_TEMPLATE_SIZE: s.template_size = g_value_get_int (value); break;
-  case PROP_MAX_LOST: s.max_lost = g_value_get_uint (value); break;
-  case PROP_MIN_CONFIDENCE: s.min_confidence = g_value_get_double (value); break;
-  case PROP_IOU_THRESHOLD: s.iou_threshold = g_value_get_double (value); break;
-  case PROP_TEMPLATE_BLEND: s.template_blend = g_value_get_double (value); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
+  const std::string &name = GST_GPU_TRACK (object)->priv->device_name;
+  g_value_set_string (value, name.empty () ? nullptr : name.c_str ());
 }
 
-static void gst_gpu_track_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+static void read_frames_uploaded (GObject *object, GValue *value)
 {
-  GstGpuTrack *self = GST_GPU_TRACK (object);
-  std::lock_guard<std::mutex> g (self->priv->lock);
-  const Settings &s = self->priv->settings;
-  switch (prop_id) {
-  case PROP_TRACKING_TYPE: g_value_set_enum (value, s.type); break;
-  case PROP_DEVICE: g_value_set_string (value, s.device.c_str ()); break;
-  case PROP_DEVICE_NAME:
-    g_value_set_string (value, self->priv->device_name.empty () ? nullptr : self->priv->device_name.c_str ());
-    break;
-  case PROP_SEARCH_RADIUS: g_value_set_int (value, s.search_radius); break;
-  case PROP_TEMPLATE_SIZE: g_value_set_int (value, s.template_size); break;
-  case PROP_MAX_LOST: g_value_set_uint (value, s.max_lost); break;
-  case PROP_MIN_CONFIDENCE: g_value_set_double (value, s.min_confidence); break;
-  case PROP_IOU_THRESHOLD: g_value_set_double (value, s.iou_threshold); break;
-  case PROP_TEMPLATE_BLEND: g_value_set_double (value, s.template_blend); break;
-  case PROP_FRAMES_UPLOADED: g_value_set_uint64 (value, self->priv->uploaded.load ()); break;
-  case PROP_FRAMES_SHARED: g_value_set_uint64 (value, self->priv->shared_frames.load ()); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
+  g_value_set_uint64 (value, GST_GPU_TRACK (object)->priv->uploaded.load ());
+}
+
+static void read_frames_shared (GObject *object, GValue *value)
+{
+  g_value_set_uint64 (value, GST_GPU_TRACK (object)->priv->shared_frames.load ());
 }
 
 static void gst_gpu_track_finalize (GObject *object)
@@ -580,59 +533,44 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_gpu_track_debug, "gputrack", 0, "OpenCL template tracking");
 
-  gobject_class->set_property = gst_gpu_track_set_property;
-  gobject_class->get_property = gst_gpu_track_get_property;
   gobject_class->finalize = gst_gpu_track_finalize;
 
-  const GParamFlags rw = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  const GParamFlags ready = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_READY);
-  const GParamFlags playing = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_PLAYING);
-
-  g_object_class_install_property (gobject_class, PROP_TRACKING_TYPE,
-      g_param_spec_enum ("tracking-type", "Tracking type",
-          "short-term: boxes moved by template search on every frame; zero-term: ids on frames with detections only",
-          GST_TYPE_GPU_TRACK_TYPE, DEFAULT_TRACKING_TYPE, ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE,
-      g_param_spec_string ("device", "Device",
-          "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\" "
-          "(shared with gpudetect elements on the same device)", DEFAULT_DEVICE, ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
-      g_param_spec_string ("device-name", "Device name", "The OpenCL device in use (read-only, set once started)",
-          nullptr, static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property (gobject_class, PROP_SEARCH_RADIUS,
-      g_param_spec_int ("search-radius", "Search radius",
-          "How far a template is searched around the predicted position each way, in template pixels (an object "
-          "template-size wide moves at most search-radius / template-size of its width per frame beyond the "
-          "prediction)", 1, 64, DEFAULT_SEARCH_RADIUS, ready));
-  g_object_class_install_property (gobject_class, PROP_TEMPLATE_SIZE,
-      g_param_spec_int ("template-size", "Template size",
-          "Side of the square template every object is sampled to, in pixels", 8, 64, DEFAULT_TEMPLATE_SIZE, ready));
-  g_object_class_install_property (gobject_class, PROP_MAX_LOST,
-      g_param_spec_uint ("max-lost", "Maximum lost frames",
-          "Frames a track lives without a matching detection before it is dropped", 0, G_MAXINT, DEFAULT_MAX_LOST,
-          playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_CONFIDENCE,
-      g_param_spec_double ("min-confidence", "Minimum confidence",
-          "Least template-search confidence (1 - best distance / alternative distance) for a track to move and be "
-          "reported on a frame; below it the track coasts on its velocity unreported", 0.0, 1.0,
-          DEFAULT_MIN_CONFIDENCE, playing));
-  g_object_class_install_property (gobject_class, PROP_IOU_THRESHOLD,
-      g_param_spec_double ("iou-threshold", "IoU threshold",
-          "Least overlap (intersection over union) of a detection and a track's box for them to match", 0.0, 1.0,
-          DEFAULT_IOU_THRESHOLD, playing));
-  g_object_class_install_property (gobject_class, PROP_TEMPLATE_BLEND,
-      g_param_spec_double ("template-blend", "Template blend",
-          "Weight of a matching detection's appearance in the track's template (1: replaced; less: a slow blend)",
-          0.0, 1.0, DEFAULT_TEMPLATE_BLEND, playing));
-  g_object_class_install_property (gobject_class, PROP_FRAMES_UPLOADED,
-      g_param_spec_uint64 ("frames-uploaded", "Frames uploaded",
-          "Frames copied to the device since the element started (read-only)", 0, G_MAXUINT64, 0,
-          static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property (gobject_class, PROP_FRAMES_SHARED,
-      g_param_spec_uint64 ("frames-shared", "Frames shared",
-          "Frames taken from an upstream gpudetect's upload on the same device instead of uploading them again, "
-          "since the element started (read-only)", 0, G_MAXUINT64, 0,
-          static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  const GParamFlags ready = GPUDETECT_PARAM_READY, playing = GPUDETECT_PARAM_PLAYING;
+  props.field (g_param_spec_enum ("tracking-type", "Tracking type",
+      "short-term: boxes moved by template search on every frame; zero-term: ids on frames with detections only",
+      GST_TYPE_GPU_TRACK_TYPE, DEFAULT_TRACKING_TYPE, ready), &Settings::type);
+  props.field (g_param_spec_string ("device", "Device",
+      "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\" "
+      "(shared with gpudetect elements on the same device)", DEFAULT_DEVICE, ready), &Settings::device);
+  props.read_only (g_param_spec_string ("device-name", "Device name",
+      "The OpenCL device in use (read-only, set once started)", nullptr, GPUDETECT_PARAM_READ_ONLY), read_device_name);
+  props.field (g_param_spec_int ("search-radius", "Search radius",
+      "How far a template is searched around the predicted position each way, in template pixels (an object "
+      "template-size wide moves at most search-radius / template-size of its width per frame beyond the "
+      "prediction)", 1, 64, DEFAULT_SEARCH_RADIUS, ready), &Settings::search_radius);
+  props.field (g_param_spec_int ("template-size", "Template size",
+      "Side of the square template every object is sampled to, in pixels", 8, 64, DEFAULT_TEMPLATE_SIZE, ready),
+      &Settings::template_size);
+  props.field (g_param_spec_uint ("max-lost", "Maximum lost frames",
+      "Frames a track lives without a matching detection before it is dropped", 0, G_MAXINT, DEFAULT_MAX_LOST,
+      playing), &Settings::max_lost);
+  props.field (g_param_spec_double ("min-confidence", "Minimum confidence",
+      "Least template-search confidence (1 - best distance / alternative distance) for a track to move and be "
+      "reported on a frame; below it the track coasts on its velocity unreported", 0.0, 1.0,
+      DEFAULT_MIN_CONFIDENCE, playing), &Settings::min_confidence);
+  props.field (g_param_spec_double ("iou-threshold", "IoU threshold",
+      "Least overlap (intersection over union) of a detection and a track's box for them to match", 0.0, 1.0,
+      DEFAULT_IOU_THRESHOLD, playing), &Settings::iou_threshold);
+  props.field (g_param_spec_double ("template-blend", "Template blend",
+      "Weight of a matching detection's appearance in the track's template (1: replaced; less: a slow blend)",
+      0.0, 1.0, DEFAULT_TEMPLATE_BLEND, playing), &Settings::template_blend);
+  props.read_only (g_param_spec_uint64 ("frames-uploaded", "Frames uploaded",
+      "Frames copied to the device since the element started (read-only)", 0, G_MAXUINT64, 0,
+      GPUDETECT_PARAM_READ_ONLY), read_frames_uploaded);
+  props.read_only (g_param_spec_uint64 ("frames-shared", "Frames shared",
+      "Frames taken from an upstream gpudetect's upload on the same device instead of uploading them again, "
+      "since the element started (read-only)", 0, G_MAXUINT64, 0, GPUDETECT_PARAM_READ_ONLY), read_frames_shared);
 
   gst_element_class_set_static_metadata (element_class, "OpenCL template tracker", "Filter/Analyzer/Video",
       "Gives detected objects ids across frames and moves their boxes by template search on an OpenCL device on "
