@@ -16,6 +16,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_gpu_base_transform_debug);
 #define DEFAULT_UPLOAD_POOL TRUE
 #define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
 
+// The formats the engines read (the subclasses' pads).
+#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }")
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
+
 GpuFrame::~GpuFrame ()
 {
   unmap ();
@@ -35,6 +43,13 @@ void GpuFrame::unmap ()
   mapped = false;
 }
 
+GstBuffer *GpuFrame::take_buffer ()
+{
+  GstBuffer *b = buffer;
+  buffer = nullptr;
+  return b;
+}
+
 namespace {
 struct Settings {
   guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
@@ -52,6 +67,7 @@ struct Base {
   bool have_info = false;
   GpuFrames frames;
   GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
+  guint64 uploads = 0, host_uploads = 0;  // frames the device read from buffers, from the upload pool's
   size_t last_count = G_MAXSIZE;          // objects of the last frame a message was considered for
 
   // QoS
@@ -145,8 +161,56 @@ void gst_gpu_base_transform_report_skip (GstGpuBaseTransform *self, GstBuffer *b
   gst_element_post_message (GST_ELEMENT (self), m);
 }
 
+GpuDetectSharedDevice gst_gpu_base_transform_open_device (GstGpuBaseTransform *self, const std::string &selector)
+{
+  GpuDetectSharedDevice device;
+  std::string err;
+  if (!gpudetect_cl_device_ensure (GST_ELEMENT (self), selector, &base_of (self)->device, &device, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, (_("No usable OpenCL device found.")), ("%s", err.c_str ()));
+    return nullptr;
+  }
+  return device;
+}
+
+bool gst_gpu_base_transform_map (GstGpuBaseTransform *self, GpuFrame *frame, GstMapFlags flags)
+{
+  if (frame->map (gst_gpu_base_transform_info (self), flags))
+    return true;
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
+  return false;
+}
+
+bool gst_gpu_base_transform_make_room (GstGpuBaseTransform *self, const std::function<bool ()> &has_room)
+{
+  for (std::unique_ptr<GpuFrame> &f : base_of (self)->frames) {
+    if (has_room ())
+      break;
+    if (!gst_gpu_base_transform_complete (self, f.get ()))
+      return false;
+  }
+  return true;
+}
+
+void gst_gpu_base_transform_count_upload (GstGpuBaseTransform *self, GstBuffer *buf)
+{
+  Base *b = base_of (self);
+  b->uploads++;
+  if (gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
+    b->host_uploads++;
+}
+
+GstStructure *gst_gpu_base_transform_object_new (int x, int y, int w, int h, const char *label, int label_id,
+                                                 double confidence, guint id)
+{
+  return gst_structure_new ("object", "x", G_TYPE_UINT, static_cast<guint> (x), "y", G_TYPE_UINT,
+                            static_cast<guint> (y), "width", G_TYPE_UINT, static_cast<guint> (w), "height",
+                            G_TYPE_UINT, static_cast<guint> (h), "label", G_TYPE_STRING, label, "label-id",
+                            G_TYPE_INT, label_id, "confidence", G_TYPE_DOUBLE, confidence, "id", G_TYPE_UINT, id,
+                            nullptr);
+}
+
 void gst_gpu_base_transform_post_objects (GstGpuBaseTransform *self, const char *name, GstBuffer *buf, size_t n,
-                                          const std::function<void (GValue *list)> &add_objects)
+                                          const std::function<void (std::vector<GstStructure *> *)> &add_objects)
 {
   Base *b = base_of (self);
   const GstGpuDetectMessageMode mode = b->settings.copy ().message_mode;
@@ -156,9 +220,16 @@ void gst_gpu_base_transform_post_objects (GstGpuBaseTransform *self, const char 
   b->last_count = n;
   if ((mode == GST_GPU_DETECT_MESSAGE_ON_CHANGE && !changed) || (mode == GST_GPU_DETECT_MESSAGE_ON_DETECTION && n == 0))
     return;
+  std::vector<GstStructure *> structures;
+  add_objects (&structures);
   GValue objects = G_VALUE_INIT;
   g_value_init (&objects, GST_TYPE_LIST);
-  add_objects (&objects);
+  for (GstStructure *o : structures) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, o);
+    gst_value_list_append_and_take_value (&objects, &v);
+  }
   const GstClockTime ts = GST_BUFFER_PTS (buf);
   GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
   GstStructure *s = gst_structure_new (name, "timestamp", G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64,
@@ -206,6 +277,7 @@ static gboolean gst_gpu_base_transform_start (GstBaseTransform *trans)
   Base *b = base_of (GST_GPU_BASE_TRANSFORM (trans));
   b->running_max_in_flight = b->settings.copy ().max_in_flight;
   b->last_count = G_MAXSIZE;
+  b->uploads = b->host_uploads = 0;
   std::lock_guard<std::mutex> g (b->qos_lock);
   b->earliest_time = GST_CLOCK_TIME_NONE;
   b->processed = b->skipped = 0;
@@ -217,6 +289,9 @@ static gboolean gst_gpu_base_transform_stop (GstBaseTransform *trans)
   GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (trans);
   Base *b = base_of (self);
   discard_all (self);
+  if (b->uploads > 0)
+    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " frames uploaded arrived in page-locked memory",
+                     b->host_uploads, b->uploads);
   gst_clear_object (&b->host_allocator);
   b->have_info = false;
   return TRUE;
@@ -425,6 +500,8 @@ static void gst_gpu_base_transform_class_init (GstGpuBaseTransformClass *klass)
                    "each frame's objects", GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE,
                    GPUDETECT_PARAM_PLAYING),
                &Settings::message_mode);
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
   element_class->set_context = gst_gpu_base_transform_set_context;
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = gst_gpu_base_transform_start;

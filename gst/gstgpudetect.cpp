@@ -31,7 +31,6 @@
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
-#include "gsthostmemory.h"
 #include "properties.h"
 #include "roimeta.h"
 
@@ -47,8 +46,6 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_detect_debug);
 #define GST_CAT_DEFAULT gst_gpu_detect_debug
-
-#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }")
 
 #define DEFAULT_MODEL "lbp-frontalface-improved"
 #define DEFAULT_DEVICE "auto"
@@ -104,7 +101,6 @@ struct GstGpuDetectPrivate {
   std::unique_ptr<gpudetect::Detector> detector;
   guint64 frame_count = 0;
   std::string device_name;
-  guint64 host_memory_frames = 0;         // detected frames that arrived in it
   guint64 lost_candidates = 0;            // windows a family's full list dropped, all told
   gint64 element_us = 0;                  // streaming thread's time in submit and output, all told
   guint64 element_frames = 0;             // buffers that went through submit
@@ -124,11 +120,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gpudetect, "gpudetect", GST_RANK_NONE, GS
                                        gpudetect_element_init (plugin));
 
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
-
 /* ------------------------------------------------------------------------ */
 /* results → metadata and messages                                           */
 
@@ -145,19 +136,12 @@ static void attach_results (GstGpuDetect *self, GstBuffer *buf, const DetectFram
 static void post_message (GstGpuDetect *self, GstBuffer *buf, const DetectFrame &p)
 {
   gst_gpu_base_transform_post_objects (GST_GPU_BASE_TRANSFORM (self), "gpudetect", buf, p.result.objects.size (),
-                                       [&] (GValue *list) {
+                                       [&] (std::vector<GstStructure *> *objects) {
     guint id = 0;
-    for (const gpudetect::Detection &d : p.result.objects) {
-      GValue v = G_VALUE_INIT;
-      g_value_init (&v, GST_TYPE_STRUCTURE);
-      g_value_take_boxed (&v, gst_structure_new ("object", "x", G_TYPE_UINT, (guint) (d.rect.x + p.roi_x), "y",
-                                                 G_TYPE_UINT, (guint) (d.rect.y + p.roi_y), "width", G_TYPE_UINT,
-                                                 (guint) d.rect.width, "height", G_TYPE_UINT, (guint) d.rect.height,
-                                                 "label", G_TYPE_STRING, p.label.c_str (), "label-id", G_TYPE_INT,
-                                                 d.label_id, "confidence", G_TYPE_DOUBLE, (double) d.confidence, "id",
-                                                 G_TYPE_UINT, id++, nullptr));
-      gst_value_list_append_and_take_value (list, &v);
-    }
+    for (const gpudetect::Detection &d : p.result.objects)
+      objects->push_back (gst_gpu_base_transform_object_new (d.rect.x + p.roi_x, d.rect.y + p.roi_y, d.rect.width,
+                                                             d.rect.height, p.label.c_str (), d.label_id,
+                                                             d.confidence, id++));
   });
 }
 
@@ -204,8 +188,7 @@ static GstBuffer *gst_gpu_detect_finish (GstGpuBaseTransform *base, GpuFrame *fr
   GstGpuDetect *self = detect_of (base);
   ScopeTimer timer (&self->priv->element_us);
   DetectFrame &p = static_cast<DetectFrame &> (*frame);
-  GstBuffer *buf = p.buffer;
-  p.buffer = nullptr;
+  GstBuffer *buf = p.take_buffer ();
   if (p.detected) {
     if (!p.result.objects.empty ()) {
       buf = gst_buffer_make_writable (buf);
@@ -269,16 +252,13 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
   cfg.slots = static_cast<int> (gst_gpu_base_transform_max_in_flight (base));
+  const GpuDetectSharedDevice device = gst_gpu_base_transform_open_device (base, cfg.device);
+  if (!device)
+    return FALSE;
+  cfg.share = device.get ();
   std::string err;
   gpudetect::CreateError kind = gpudetect::CreateError::None;
-  GpuDetectSharedDevice device;
-  if (gpudetect_cl_device_ensure (GST_ELEMENT (self), cfg.device, gst_gpu_base_transform_device_slot (base), &device,
-                                  &err))
-    cfg.share = device.get ();
-  else
-    kind = gpudetect::CreateError::Device;
-  if (kind == gpudetect::CreateError::None)
-    priv->detector = gpudetect::Detector::create (cfg, &err, &kind);
+  priv->detector = gpudetect::Detector::create (cfg, &err, &kind);
   if (!priv->detector) {
     switch (kind) {
     case gpudetect::CreateError::Model:
@@ -306,7 +286,6 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   GST_INFO_OBJECT (self, "model %s on %s%s", priv->detector->model ().path.c_str (), priv->device_name.c_str (),
                    priv->detector->built_from_cache () ? " (kernels from cache)" : "");
   priv->frame_count = 0;
-  priv->host_memory_frames = 0;
   priv->lost_candidates = 0;
   return TRUE;
 }
@@ -322,8 +301,6 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
       GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames detected; per frame: %.1f us copying into staging memory, "
                        "%.1f us enqueueing, %.1f us waiting for the device", t.frames, t.copy_us / t.frames,
                        t.enqueue_us / t.frames, t.wait_us / t.frames);
-    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " detected frames arrived in page-locked memory",
-                     self->priv->host_memory_frames, t.frames);
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " candidate windows lost to full lists of the family's own",
                      self->priv->lost_candidates);
   }
@@ -337,25 +314,10 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
   return TRUE;
 }
 
+// Formats beyond the pad templates' never get here: negotiation refuses them.
 static gboolean gst_gpu_detect_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
-  GstGpuDetect *self = GST_GPU_DETECT (trans);
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, incaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")),
-                       ("cannot parse caps %" GST_PTR_FORMAT, incaps));
-    return FALSE;
-  }
-  switch (GST_VIDEO_INFO_FORMAT (&info)) {
-  case GST_VIDEO_FORMAT_GRAY8: case GST_VIDEO_FORMAT_NV12: case GST_VIDEO_FORMAT_I420:
-  case GST_VIDEO_FORMAT_RGBA: case GST_VIDEO_FORMAT_BGRA: case GST_VIDEO_FORMAT_RGBx: case GST_VIDEO_FORMAT_BGRx:
-    break;
-  default:
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")),
-                       ("format %s", gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info))));
-    return FALSE;
-  }
-  self->priv->asked_consumer = false;
+  GST_GPU_DETECT (trans)->priv->asked_consumer = false;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps);
 }
 
@@ -417,13 +379,8 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
     GST_DEBUG_OBJECT (self, "frames %s on the device downstream", priv->consumer ? "read" : "not read");
   }
   if (detect) {
-    // Free a slot by completing the oldest detected frames (they stay queued).
-    for (std::unique_ptr<GpuFrame> &q : gst_gpu_base_transform_frames (base)) {
-      if (priv->detector->free_slots () > 0)
-        break;
-      if (!gst_gpu_base_transform_complete (base, q.get ()))
-        return GST_FLOW_ERROR;
-    }
+    if (!gst_gpu_base_transform_make_room (base, [priv] { return priv->detector->free_slots () > 0; }))
+      return GST_FLOW_ERROR;
     const bool full_frame = s.roi_x <= 0 && s.roi_y <= 0 && s.roi_w <= 0 && s.roi_h <= 0;
     const bool share = priv->consumer && full_frame;
     if (share)
@@ -433,10 +390,8 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
     // for the frame's meta
     const GstMapFlags flags =
         share ? static_cast<GstMapFlags> (GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF) : GST_MAP_READ;
-    if (!p.map (gst_gpu_base_transform_info (base), flags)) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
+    if (!gst_gpu_base_transform_map (base, &p, flags))
       return GST_FLOW_ERROR;
-    }
     const int W = GST_VIDEO_FRAME_WIDTH (&frame), H = GST_VIDEO_FRAME_HEIGHT (&frame);
     int rx = std::clamp (s.roi_x, 0, W), ry = std::clamp (s.roi_y, 0, H);
     int rw = s.roi_w > 0 ? std::min (s.roi_w, W - rx) : W - rx;
@@ -462,8 +417,8 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
       err = priv->detector->submit (f, &p.ticket);
     if (share && p.ticket >= 0)
       gst_buffer_add_gpu_detect_frame_meta (buf, priv->detector->device_frame (p.ticket));
-    if (p.ticket >= 0 && gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
-      priv->host_memory_frames++;
+    if (p.ticket >= 0)
+      gst_gpu_base_transform_count_upload (base, buf);
     if (p.ticket < 0)
       p.unmap (); // nothing in flight reads it
     if (!err.empty ()) {
@@ -596,8 +551,6 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       "Detects objects on an OpenCL device (OpenCV's Haar and LBP cascades, WaldBoost, random-forest cascades, "
       "dlib's and OpenCV's HOG detectors, cv::dpm's part models) and attaches region-of-interest metadata",
       "gpudetect developers");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_detect_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_detect_stop);

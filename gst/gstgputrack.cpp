@@ -36,7 +36,6 @@
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
-#include "gsthostmemory.h"
 #include "properties.h"
 #include "roimeta.h"
 #include "gstgpudetect.h"
@@ -54,8 +53,6 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_track_debug);
 #define GST_CAT_DEFAULT gst_gpu_track_debug
-
-#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }")
 
 #define DEFAULT_TRACKING_TYPE GST_GPU_TRACK_SHORT_TERM
 #define DEFAULT_DEVICE "auto"
@@ -96,7 +93,6 @@ struct GstGpuTrackPrivate {
   // frames the tracker uploaded from host memory, and took from gpudetect's
   // upload, so far (read-only properties)
   std::atomic<guint64> uploaded{0}, shared_frames{0};
-  guint64 host_memory_frames = 0;         // uploaded frames that arrived in it
 };
 
 struct _GstGpuTrack {
@@ -124,11 +120,6 @@ GType gst_gpu_track_type_get_type (void)
   return type;
 }
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
-
 /* ------------------------------------------------------------------------ */
 
 static gboolean gst_gpu_track_start (GstBaseTransform *trans)
@@ -149,15 +140,13 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   cfg.engine.geometry =
       gpudetect::track::Geometry::square (s.template_size, s.search_radius, std::max (2, s.template_size / 4));
   GpuDetectSharedDevice device;
-  std::string err;
   if (cfg.search) {
-    if (!gpudetect_cl_device_ensure (GST_ELEMENT (self), s.device, gst_gpu_base_transform_device_slot (base), &device,
-                                    &err)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, (_("No usable OpenCL device found.")), ("%s", err.c_str ()));
+    device = gst_gpu_base_transform_open_device (base, s.device);
+    if (!device)
       return FALSE;
-    }
     cfg.engine.share = device.get ();
   }
+  std::string err;
   priv->tracker = gpudetect::track::Tracker::create (cfg, &err);
   if (!priv->tracker) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, (_("Could not build the OpenCL tracking kernels.")), ("%s", err.c_str ()));
@@ -173,7 +162,6 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   priv->frames = 0;
   priv->uploaded = 0;
   priv->shared_frames = 0;
-  priv->host_memory_frames = 0;
   return TRUE;
 }
 
@@ -182,30 +170,27 @@ static gboolean gst_gpu_track_stop (GstBaseTransform *trans)
   GstGpuTrack *self = GST_GPU_TRACK (trans);
   if (self->priv->tracker)
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " template searches; %" G_GUINT64_FORMAT
-                     " frames uploaded (%" G_GUINT64_FORMAT " from page-locked memory), %" G_GUINT64_FORMAT
-                     " taken from gpudetect", self->priv->frames, (guint64) self->priv->tracker->searches (),
-                     (guint64) self->priv->tracker->uploads (), self->priv->host_memory_frames,
+                     " frames uploaded, %" G_GUINT64_FORMAT " taken from gpudetect", self->priv->frames,
+                     (guint64) self->priv->tracker->searches (), (guint64) self->priv->tracker->uploads (),
                      (guint64) self->priv->tracker->shared_frames ());
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans); // in-flight work dropped while the tracker exists
   self->priv->tracker.reset ();
   return TRUE;
 }
 
+// A new frame size resets the tracks: boxes of another size mean nothing here.
 static gboolean gst_gpu_track_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
-  GstGpuTrack *self = GST_GPU_TRACK (trans);
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, incaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")),
-                       ("cannot parse caps %" GST_PTR_FORMAT, incaps));
+  GstGpuBaseTransform *base = GST_GPU_BASE_TRANSFORM (trans);
+  const GstVideoInfo *info = gst_gpu_base_transform_info (base);
+  const int old_w = info ? GST_VIDEO_INFO_WIDTH (info) : -1, old_h = info ? GST_VIDEO_INFO_HEIGHT (info) : -1;
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps))
     return FALSE;
-  }
-  GstGpuTrackPrivate *priv = self->priv;
-  const GstVideoInfo *old = gst_gpu_base_transform_info (GST_GPU_BASE_TRANSFORM (self));
-  if (old && (GST_VIDEO_INFO_WIDTH (&info) != GST_VIDEO_INFO_WIDTH (old) ||
-              GST_VIDEO_INFO_HEIGHT (&info) != GST_VIDEO_INFO_HEIGHT (old)) && priv->tracker)
-    priv->tracker->reset (); // boxes of another frame size mean nothing here
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps);
+  info = gst_gpu_base_transform_info (base);
+  GstGpuTrackPrivate *priv = GST_GPU_TRACK (trans)->priv;
+  if (old_w >= 0 && (GST_VIDEO_INFO_WIDTH (info) != old_w || GST_VIDEO_INFO_HEIGHT (info) != old_h) && priv->tracker)
+    priv->tracker->reset ();
+  return TRUE;
 }
 
 static gpudetect::track::ColorFormat color_format (GstVideoFormat f)
@@ -266,21 +251,18 @@ static bool clip (const gpudetect::track::Box &b, int fw, int fh, int *x, int *y
 static void post_message (GstGpuTrack *self, GstBuffer *buf, const std::vector<gpudetect::track::TrackedObject> &objs)
 {
   GstGpuBaseTransform *base = GST_GPU_BASE_TRANSFORM (self);
-  gst_gpu_base_transform_post_objects (base, "gputrack", buf, objs.size (), [&] (GValue *list) {
+  gst_gpu_base_transform_post_objects (base, "gputrack", buf, objs.size (), [&] (std::vector<GstStructure *> *list) {
     const GstVideoInfo *info = gst_gpu_base_transform_info (base);
     const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
     for (const gpudetect::track::TrackedObject &o : objs) {
       int x, y, w, h;
       if (!clip (o.box, fw, fh, &x, &y, &w, &h))
         continue;
-      GValue v = G_VALUE_INIT;
-      g_value_init (&v, GST_TYPE_STRUCTURE);
-      g_value_take_boxed (&v, gst_structure_new (
-          "object", "x", G_TYPE_UINT, (guint) x, "y", G_TYPE_UINT, (guint) y, "width", G_TYPE_UINT, (guint) w,
-          "height", G_TYPE_UINT, (guint) h, "label", G_TYPE_STRING, o.label.c_str (), "label-id", G_TYPE_INT,
-          o.label_id, "confidence", G_TYPE_DOUBLE, o.detection_confidence, "id", G_TYPE_UINT, (guint) o.id,
-          "tracking-confidence", G_TYPE_DOUBLE, o.confidence, "detected", G_TYPE_BOOLEAN, o.detection >= 0, nullptr));
-      gst_value_list_append_and_take_value (list, &v);
+      GstStructure *object = gst_gpu_base_transform_object_new (x, y, w, h, o.label.c_str (), o.label_id,
+                                                                o.detection_confidence, static_cast<guint> (o.id));
+      gst_structure_set (object, "tracking-confidence", G_TYPE_DOUBLE, o.confidence, "detected", G_TYPE_BOOLEAN,
+                         static_cast<gboolean> (o.detection >= 0), nullptr);
+      list->push_back (object);
     }
   });
 }
@@ -332,8 +314,7 @@ static GstBuffer *gst_gpu_track_finish (GstGpuBaseTransform *base, GpuFrame *fra
 {
   GstGpuTrack *self = GST_GPU_TRACK (base);
   TrackFrame &p = static_cast<TrackFrame &> (*frame);
-  GstBuffer *buf = p.buffer;
-  p.buffer = nullptr;
+  GstBuffer *buf = p.take_buffer ();
   const GstVideoInfo *info = gst_gpu_base_transform_info (base);
   const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
   if (gst_buffer_get_meta (buf, GST_GPU_DETECT_FRAME_META_API_TYPE)) {
@@ -395,13 +376,9 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
   const GstVideoInfo *info = gst_gpu_base_transform_info (base);
   const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
 
-  // a frame slot: complete the oldest frames in flight (they stay queued)
-  for (std::unique_ptr<GpuFrame> &q : gst_gpu_base_transform_frames (base)) {
-    if (priv->tracker->in_flight () < static_cast<size_t> (priv->tracker->frames ()))
-      break;
-    if (!gst_gpu_base_transform_complete (base, q.get ()))
-      return GST_FLOW_ERROR;
-  }
+  if (!gst_gpu_base_transform_make_room (
+          base, [priv] { return priv->tracker->in_flight () < static_cast<size_t> (priv->tracker->frames ()); }))
+    return GST_FLOW_ERROR;
 
   std::vector<gpudetect::track::Detection> dets;
   std::vector<GstVideoRegionOfInterestMeta *> metas;
@@ -420,10 +397,8 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
   }
   if (search && !device) {
     // mapped until the device is done with it (collected or discarded)
-    if (!p.map (info, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
+    if (!gst_gpu_base_transform_map (base, &p, GST_MAP_READ))
       return GST_FLOW_ERROR;
-    }
     cf.format = color_format (GST_VIDEO_FRAME_FORMAT (&p.video));
     cf.width = fw;
     cf.height = fh;
@@ -441,8 +416,8 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
   }
   if (priv->tracker->uploads () == uploads)
     p.unmap (); // not uploaded: nothing reads it
-  else if (gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
-    priv->host_memory_frames++;
+  else
+    gst_gpu_base_transform_count_upload (base, buf);
   priv->uploaded = priv->tracker->uploads ();
   priv->shared_frames = priv->tracker->shared_frames ();
   *out = std::move (entry);
@@ -575,8 +550,6 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
   gst_element_class_set_static_metadata (element_class, "OpenCL template tracker", "Filter/Analyzer/Video",
       "Gives detected objects ids across frames and moves their boxes by template search on an OpenCL device on "
       "frames without detections", "gpudetect developers");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_track_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_track_stop);
