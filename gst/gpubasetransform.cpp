@@ -83,7 +83,7 @@ struct GstGpuBaseTransformPrivate {
 
 GType gst_gpu_detect_message_mode_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
       {GST_GPU_DETECT_MESSAGE_NONE, "Post no messages", "none"},
       {GST_GPU_DETECT_MESSAGE_EVERY_FRAME, "Post a message for every detected frame", "every-frame"},
@@ -91,11 +91,7 @@ GType gst_gpu_detect_message_mode_get_type (void)
       {GST_GPU_DETECT_MESSAGE_ON_DETECTION, "Post for frames with at least one object", "on-detection"},
       {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstGpuDetectMessageMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gpudetect_enum_register (&type, "GstGpuDetectMessageMode", values);
 }
 
 #define gst_gpu_base_transform_parent_class parent_class

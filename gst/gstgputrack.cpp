@@ -107,17 +107,13 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gputrack, "gputrack", GST_RANK_NONE, GST_
 
 GType gst_gpu_track_type_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
       {GST_GPU_TRACK_SHORT_TERM, "Template search on every frame, ids from detections", "short-term"},
       {GST_GPU_TRACK_ZERO_TERM, "Ids on frames with detections only, by IoU (no device)", "zero-term"},
       {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstGpuTrackType", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gpudetect_enum_register (&type, "GstGpuTrackType", values);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -65,6 +65,13 @@ void gpudetect_property_install (GObjectClass *klass, GParamSpec *pspec, GpuDete
   g_object_class_install_property (klass, static_cast<guint> (t->properties.size ()), pspec);
 }
 
+GType gpudetect_enum_register (gsize *type, const char *name, const GEnumValue *values)
+{
+  if (g_once_init_enter (type))
+    g_once_init_leave (type, g_enum_register_static (name, values));
+  return *type;
+}
+
 void gpudetect_value_get (const GValue *value, bool *out) { *out = g_value_get_boolean (value); }
 void gpudetect_value_get (const GValue *value, int *out) { *out = g_value_get_int (value); }
 void gpudetect_value_get (const GValue *value, guint *out) { *out = g_value_get_uint (value); }

@@ -84,6 +84,10 @@ template <typename T> constexpr GType gpudetect_value_fundamental ()
   }
 }
 
+// An enum type's GType, registered once from `values` (ending in a zeroed
+// entry) as `name`: the body of its _get_type (), `type` its static.
+GType gpudetect_enum_register (gsize *type, const char *name, const GEnumValue *values);
+
 using GpuDetectPropertySet = std::function<void (GObject *object, const GValue *value)>;
 using GpuDetectPropertyGet = std::function<void (GObject *object, GValue *value, GParamSpec *pspec)>;
 
