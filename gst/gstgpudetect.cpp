@@ -419,7 +419,7 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
       gst_buffer_add_gpu_detect_frame_meta (buf, priv->detector->device_frame (p.ticket));
     if (p.ticket >= 0)
       gst_gpu_base_transform_count_upload (base, buf);
-    if (p.ticket < 0)
+    else
       p.unmap (); // nothing in flight reads it
     if (!err.empty ()) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")), ("%s", err.c_str ()));
