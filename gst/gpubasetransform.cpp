@@ -4,6 +4,7 @@
 
 #include "gpudetect-elements.h"
 #include "gsthostmemory.h"
+#include "properties.h"
 
 #include <mutex>
 #include <string>
@@ -11,16 +12,17 @@
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_base_transform_debug);
 #define GST_CAT_DEFAULT gst_gpu_base_transform_debug
 
-enum {
-  PROP_0,
-  PROP_MAX_IN_FLIGHT,
-  PROP_UPLOAD_POOL,
-  PROP_MESSAGE_MODE,
-};
-
 #define DEFAULT_MAX_IN_FLIGHT 2
 #define DEFAULT_UPLOAD_POOL TRUE
 #define DEFAULT_MESSAGE_MODE GST_GPU_DETECT_MESSAGE_NONE
+
+// The formats the engines read (the subclasses' pads).
+#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }")
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
 
 GpuFrame::~GpuFrame ()
 {
@@ -41,12 +43,22 @@ void GpuFrame::unmap ()
   mapped = false;
 }
 
+GstBuffer *GpuFrame::take_buffer ()
+{
+  GstBuffer *b = buffer;
+  buffer = nullptr;
+  return b;
+}
+
 namespace {
-struct Base {
-  std::mutex lock; // guards the properties
+struct Settings {
   guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   bool upload_pool = DEFAULT_UPLOAD_POOL;
   GstGpuDetectMessageMode message_mode = DEFAULT_MESSAGE_MODE;
+};
+
+struct Base {
+  GpuDetectSettings<Settings> settings;
   GpuDetectDeviceSlot device;
 
   // streaming thread
@@ -55,6 +67,7 @@ struct Base {
   bool have_info = false;
   GpuFrames frames;
   GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
+  guint64 uploads = 0, host_uploads = 0;  // frames the device read from buffers, from the upload pool's
   size_t last_count = G_MAXSIZE;          // objects of the last frame a message was considered for
 
   // QoS
@@ -70,7 +83,7 @@ struct GstGpuBaseTransformPrivate {
 
 GType gst_gpu_detect_message_mode_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
       {GST_GPU_DETECT_MESSAGE_NONE, "Post no messages", "none"},
       {GST_GPU_DETECT_MESSAGE_EVERY_FRAME, "Post a message for every detected frame", "every-frame"},
@@ -78,11 +91,7 @@ GType gst_gpu_detect_message_mode_get_type (void)
       {GST_GPU_DETECT_MESSAGE_ON_DETECTION, "Post for frames with at least one object", "on-detection"},
       {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstGpuDetectMessageMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gpudetect_enum_register (&type, "GstGpuDetectMessageMode", values);
 }
 
 #define gst_gpu_base_transform_parent_class parent_class
@@ -91,6 +100,11 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstGpuBaseTransform, gst_gpu_base_transform
 static Base *base_of (GstGpuBaseTransform *self)
 {
   return static_cast<GstGpuBaseTransformPrivate *> (gst_gpu_base_transform_get_instance_private (self))->base;
+}
+
+static GpuDetectSettings<Settings> &settings_of (GObject *object)
+{
+  return base_of (GST_GPU_BASE_TRANSFORM (object))->settings;
 }
 
 #define CLASS(self) GST_GPU_BASE_TRANSFORM_GET_CLASS (self)
@@ -143,24 +157,75 @@ void gst_gpu_base_transform_report_skip (GstGpuBaseTransform *self, GstBuffer *b
   gst_element_post_message (GST_ELEMENT (self), m);
 }
 
-void gst_gpu_base_transform_post_objects (GstGpuBaseTransform *self, const char *name, GstBuffer *buf, size_t n,
-                                          const std::function<void (GValue *list)> &add_objects)
+GpuDetectSharedDevice gst_gpu_base_transform_open_device (GstGpuBaseTransform *self, const std::string &selector)
+{
+  GpuDetectSharedDevice device;
+  std::string err;
+  if (!gpudetect_cl_device_ensure (GST_ELEMENT (self), selector, &base_of (self)->device, &device, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, (_("No usable OpenCL device found.")), ("%s", err.c_str ()));
+    return nullptr;
+  }
+  return device;
+}
+
+bool gst_gpu_base_transform_map (GstGpuBaseTransform *self, GpuFrame *frame, GstMapFlags flags)
+{
+  if (frame->map (gst_gpu_base_transform_info (self), flags))
+    return true;
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
+  return false;
+}
+
+bool gst_gpu_base_transform_make_room (GstGpuBaseTransform *self, const std::function<bool ()> &has_room)
+{
+  for (std::unique_ptr<GpuFrame> &f : base_of (self)->frames) {
+    if (has_room ())
+      break;
+    if (!gst_gpu_base_transform_complete (self, f.get ()))
+      return false;
+  }
+  return true;
+}
+
+void gst_gpu_base_transform_count_upload (GstGpuBaseTransform *self, GstBuffer *buf)
 {
   Base *b = base_of (self);
-  GstGpuDetectMessageMode mode;
-  {
-    std::lock_guard<std::mutex> g (b->lock);
-    mode = b->message_mode;
-  }
+  b->uploads++;
+  if (gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
+    b->host_uploads++;
+}
+
+GstStructure *gst_gpu_base_transform_object_new (int x, int y, int w, int h, const char *label, int label_id,
+                                                 double confidence, guint id)
+{
+  return gst_structure_new ("object", "x", G_TYPE_UINT, static_cast<guint> (x), "y", G_TYPE_UINT,
+                            static_cast<guint> (y), "width", G_TYPE_UINT, static_cast<guint> (w), "height",
+                            G_TYPE_UINT, static_cast<guint> (h), "label", G_TYPE_STRING, label, "label-id",
+                            G_TYPE_INT, label_id, "confidence", G_TYPE_DOUBLE, confidence, "id", G_TYPE_UINT, id,
+                            nullptr);
+}
+
+void gst_gpu_base_transform_post_objects (GstGpuBaseTransform *self, const char *name, GstBuffer *buf, size_t n,
+                                          const std::function<void (std::vector<GstStructure *> *)> &add_objects)
+{
+  Base *b = base_of (self);
+  const GstGpuDetectMessageMode mode = b->settings.copy ().message_mode;
   if (mode == GST_GPU_DETECT_MESSAGE_NONE)
     return;
   const bool changed = n != b->last_count;
   b->last_count = n;
   if ((mode == GST_GPU_DETECT_MESSAGE_ON_CHANGE && !changed) || (mode == GST_GPU_DETECT_MESSAGE_ON_DETECTION && n == 0))
     return;
+  std::vector<GstStructure *> structures;
+  add_objects (&structures);
   GValue objects = G_VALUE_INIT;
   g_value_init (&objects, GST_TYPE_LIST);
-  add_objects (&objects);
+  for (GstStructure *o : structures) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, o);
+    gst_value_list_append_and_take_value (&objects, &v);
+  }
   const GstClockTime ts = GST_BUFFER_PTS (buf);
   GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
   GstStructure *s = gst_structure_new (name, "timestamp", G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64,
@@ -206,11 +271,9 @@ static GstFlowReturn drain (GstGpuBaseTransform *self)
 static gboolean gst_gpu_base_transform_start (GstBaseTransform *trans)
 {
   Base *b = base_of (GST_GPU_BASE_TRANSFORM (trans));
-  {
-    std::lock_guard<std::mutex> g (b->lock);
-    b->running_max_in_flight = b->max_in_flight;
-  }
+  b->running_max_in_flight = b->settings.copy ().max_in_flight;
   b->last_count = G_MAXSIZE;
+  b->uploads = b->host_uploads = 0;
   std::lock_guard<std::mutex> g (b->qos_lock);
   b->earliest_time = GST_CLOCK_TIME_NONE;
   b->processed = b->skipped = 0;
@@ -222,6 +285,9 @@ static gboolean gst_gpu_base_transform_stop (GstBaseTransform *trans)
   GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (trans);
   Base *b = base_of (self);
   discard_all (self);
+  if (b->uploads > 0)
+    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " frames uploaded arrived in page-locked memory",
+                     b->host_uploads, b->uploads);
   gst_clear_object (&b->host_allocator);
   b->have_info = false;
   return TRUE;
@@ -343,11 +409,7 @@ static gboolean gst_gpu_base_transform_query (GstBaseTransform *trans, GstPadDir
     GstClockTime min, max;
     gst_query_parse_latency (query, &live, &min, &max);
     // A frame waits for at most max-in-flight - 1 later frames before it leaves.
-    guint depth;
-    {
-      std::lock_guard<std::mutex> g (b->lock);
-      depth = b->max_in_flight - 1;
-    }
+    const guint depth = b->settings.copy ().max_in_flight - 1;
     GstClockTime frame = GST_SECOND / 30;
     if (b->have_info && GST_VIDEO_INFO_FPS_N (&b->info) > 0)
       frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&b->info), GST_VIDEO_INFO_FPS_N (&b->info));
@@ -372,17 +434,11 @@ static gboolean gst_gpu_base_transform_propose_allocation (GstBaseTransform *tra
   Base *b = base_of (self);
   // Downstream may not answer (fakesink does not): we answer all the same.
   GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
-  bool offer;
-  guint min_buffers;
-  {
-    std::lock_guard<std::mutex> g (b->lock);
-    offer = b->upload_pool;
-    min_buffers = b->max_in_flight;
-  }
+  const Settings s = b->settings.copy ();
   GstCaps *caps = nullptr;
   gboolean need_pool = FALSE;
   gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!offer || !caps || gst_query_get_n_allocation_pools (query) > 0)
+  if (!s.upload_pool || !caps || gst_query_get_n_allocation_pools (query) > 0)
     return TRUE;
   if (!b->host_allocator) {
     std::string err;
@@ -394,7 +450,7 @@ static gboolean gst_gpu_base_transform_propose_allocation (GstBaseTransform *tra
     }
     b->host_allocator = gst_gpu_detect_host_allocator_new (std::move (blocks));
   }
-  gst_gpu_detect_host_pool_offer (GST_OBJECT (self), b->host_allocator, query, caps, min_buffers);
+  gst_gpu_detect_host_pool_offer (GST_OBJECT (self), b->host_allocator, query, caps, s.max_in_flight);
   return TRUE;
 }
 
@@ -402,31 +458,6 @@ static void gst_gpu_base_transform_set_context (GstElement *element, GstContext 
 {
   base_of (GST_GPU_BASE_TRANSFORM (element))->device.set_context (context);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
-}
-
-static void gst_gpu_base_transform_set_property (GObject *object, guint prop_id, const GValue *value,
-                                                 GParamSpec *pspec)
-{
-  Base *b = base_of (GST_GPU_BASE_TRANSFORM (object));
-  std::lock_guard<std::mutex> g (b->lock);
-  switch (prop_id) {
-  case PROP_MAX_IN_FLIGHT: b->max_in_flight = g_value_get_uint (value); break;
-  case PROP_UPLOAD_POOL: b->upload_pool = g_value_get_boolean (value); break;
-  case PROP_MESSAGE_MODE: b->message_mode = static_cast<GstGpuDetectMessageMode> (g_value_get_enum (value)); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
-}
-
-static void gst_gpu_base_transform_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  Base *b = base_of (GST_GPU_BASE_TRANSFORM (object));
-  std::lock_guard<std::mutex> g (b->lock);
-  switch (prop_id) {
-  case PROP_MAX_IN_FLIGHT: g_value_set_uint (value, b->max_in_flight); break;
-  case PROP_UPLOAD_POOL: g_value_set_boolean (value, b->upload_pool); break;
-  case PROP_MESSAGE_MODE: g_value_set_enum (value, b->message_mode); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
 }
 
 static void gst_gpu_base_transform_finalize (GObject *object)
@@ -449,24 +480,24 @@ static void gst_gpu_base_transform_class_init (GstGpuBaseTransformClass *klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  gobject_class->set_property = gst_gpu_base_transform_set_property;
-  gobject_class->get_property = gst_gpu_base_transform_get_property;
   gobject_class->finalize = gst_gpu_base_transform_finalize;
-  const GParamFlags ready =
-      static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
-      g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
-          "Frames held while their work runs on the device (1: synchronous)", 1, 16, DEFAULT_MAX_IN_FLIGHT, ready));
-  g_object_class_install_property (gobject_class, PROP_UPLOAD_POOL,
-      g_param_spec_boolean ("upload-pool", "Upload pool",
-          "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device without a "
-          "copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
-          DEFAULT_UPLOAD_POOL, ready));
-  g_object_class_install_property (gobject_class, PROP_MESSAGE_MODE,
-      g_param_spec_enum ("message-mode", "Message mode",
-          "When to post the element message (named as the element: \"gpudetect\", \"gputrack\") with each frame's "
-          "objects", GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE,
-          static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  props.field (g_param_spec_uint ("max-in-flight", "Maximum frames in flight",
+                   "Frames held while their work runs on the device (1: synchronous)", 1, 16, DEFAULT_MAX_IN_FLIGHT,
+                   GPUDETECT_PARAM_READY),
+               &Settings::max_in_flight);
+  props.field (g_param_spec_boolean ("upload-pool", "Upload pool",
+                   "Offer upstream a buffer pool in page-locked memory, from which frames upload to the device "
+                   "without a copy on the host (when nothing downstream proposes a pool, and upstream takes it)",
+                   DEFAULT_UPLOAD_POOL, GPUDETECT_PARAM_READY),
+               &Settings::upload_pool);
+  props.field (g_param_spec_enum ("message-mode", "Message mode",
+                   "When to post the element message (named as the element: \"gpudetect\", \"gputrack\") with "
+                   "each frame's objects", GST_TYPE_GPU_DETECT_MESSAGE_MODE, DEFAULT_MESSAGE_MODE,
+                   GPUDETECT_PARAM_PLAYING),
+               &Settings::message_mode);
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
   element_class->set_context = gst_gpu_base_transform_set_context;
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = gst_gpu_base_transform_start;

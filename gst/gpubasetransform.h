@@ -13,13 +13,16 @@
 //   reported, the subclass asks is_late() and decides what to skip;
 // - the latency query: (max-in-flight - 1) frame durations added;
 // - the allocation query: a pool of page-locked memory on the subclass's
-//   device offered upstream (upload-pool);
-// - the device GstContext ("gpudetect.cl.device", gstcldevice.h);
-// - the negotiated video info.
+//   device offered upstream (upload-pool), and how many uploaded frames
+//   arrived in it (logged at stop);
+// - the device GstContext ("gpudetect.cl.device", gstcldevice.h) and the
+//   opening of the shared device;
+// - the pad templates (the formats the engines read: GRAY8, NV12, I420 and
+//   4-byte RGB) and the negotiated video info;
 // - the element message with each frame's objects, as message-mode says.
-// Properties: max-in-flight, upload-pool, message-mode.  A subclass chains up in start()
-// (last) and stop() (first: in-flight work is discarded while its engine
-// still exists), and in set_caps() (first).
+// Properties: max-in-flight, upload-pool, message-mode.  A subclass chains up
+// in start() (before it reads max-in-flight), stop() (first: in-flight work
+// is discarded while its engine still exists) and set_caps().
 #pragma once
 
 #include "cl/cl.h"
@@ -31,6 +34,8 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 // One buffer held in arrival order; a subclass derives its own entry with
 // what its device work returns.
@@ -45,6 +50,8 @@ struct GpuFrame {
   virtual ~GpuFrame ();
   bool map (const GstVideoInfo *info, GstMapFlags flags);
   void unmap ();
+  // The buffer, ours no more (finish() returns it).
+  GstBuffer *take_buffer ();
 };
 
 using GpuFrames = std::deque<std::unique_ptr<GpuFrame>>;
@@ -101,14 +108,31 @@ const GstVideoInfo *gst_gpu_base_transform_info (GstGpuBaseTransform *self);
 guint gst_gpu_base_transform_max_in_flight (GstGpuBaseTransform *self);
 // The element's shared device slot (gpudetect_cl_device_ensure).
 GpuDetectDeviceSlot *gst_gpu_base_transform_device_slot (GstGpuBaseTransform *self);
+// The shared device `selector` names (the subclass's device property), kept
+// in the slot; null with the element error posted where none matches.
+GpuDetectSharedDevice gst_gpu_base_transform_open_device (GstGpuBaseTransform *self, const std::string &selector);
+// Maps the entry's frame (GpuFrame::map, the negotiated info) for the device
+// to read; false with the element error posted.
+bool gst_gpu_base_transform_map (GstGpuBaseTransform *self, GpuFrame *frame, GstMapFlags flags);
+// Completes the oldest held frames (they stay held) until has_room (), to
+// free the engine's slot for a new frame; false where one failed (its
+// element error posted).
+bool gst_gpu_base_transform_make_room (GstGpuBaseTransform *self, const std::function<bool ()> &has_room);
+// Counts a frame the device reads from the buffer's memory, and whether
+// that memory is the upload pool's.
+void gst_gpu_base_transform_count_upload (GstGpuBaseTransform *self, GstBuffer *buf);
 // Whether the buffer is late by the last QoS event; when it is and `skip`,
 // the skip is counted and reported (a QoS message).
 bool gst_gpu_base_transform_is_late (GstGpuBaseTransform *self, GstBuffer *buf);
 void gst_gpu_base_transform_report_skip (GstGpuBaseTransform *self, GstBuffer *buf);
 // Posts the element message `name` for the buffer when message-mode asks for
 // it on a frame of n objects: timestamp, stream-time, running-time, duration
-// and "objects", the list add_objects fills.
+// and "objects", the structures add_objects gives (taken).
 void gst_gpu_base_transform_post_objects (GstGpuBaseTransform *self, const char *name, GstBuffer *buf, size_t n,
-                                          const std::function<void (GValue *list)> &add_objects);
+                                          const std::function<void (std::vector<GstStructure *> *)> &add_objects);
+// An "object" of the element message: its box in frame pixels, label,
+// label-id, confidence and id (an element's own fields go after these).
+GstStructure *gst_gpu_base_transform_object_new (int x, int y, int w, int h, const char *label, int label_id,
+                                                 double confidence, guint id);
 // Counts a frame whose device work was submitted (the QoS message's "processed").
 void gst_gpu_base_transform_count_processed (GstGpuBaseTransform *self);

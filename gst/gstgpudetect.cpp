@@ -31,7 +31,7 @@
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
-#include "gsthostmemory.h"
+#include "properties.h"
 #include "roimeta.h"
 
 #include <gst/video/gstvideometa.h>
@@ -46,33 +46,6 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_detect_debug);
 #define GST_CAT_DEFAULT gst_gpu_detect_debug
-
-#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }")
-
-enum {
-  PROP_0,
-  PROP_MODEL,
-  PROP_DEVICE,
-  PROP_SCALE_FACTOR,
-  PROP_MIN_NEIGHBORS,
-  PROP_MIN_SIZE_WIDTH,
-  PROP_MIN_SIZE_HEIGHT,
-  PROP_MAX_SIZE_WIDTH,
-  PROP_MAX_SIZE_HEIGHT,
-  PROP_THRESHOLD,
-  PROP_LABEL,
-  PROP_INFERENCE_INTERVAL,
-  PROP_SKIP_WHEN_BUSY,
-  PROP_ROI_X,
-  PROP_ROI_Y,
-  PROP_ROI_WIDTH,
-  PROP_ROI_HEIGHT,
-  PROP_DEVICE_NAME,
-  PROP_TUNING,
-  PROP_LEVELS_PER_OCTAVE,
-  PROP_SHRINK,
-  PROP_PROGRAM_BUILDS,
-};
 
 #define DEFAULT_MODEL "lbp-frontalface-improved"
 #define DEFAULT_DEVICE "auto"
@@ -121,15 +94,13 @@ struct ScopeTimer {
 } // namespace
 
 struct GstGpuDetectPrivate {
-  std::mutex lock; // guards settings and the search parameters
-  Settings settings;
-  bool search_changed = false;
+  GpuDetectSettings<Settings> settings;
+  bool search_changed = false; // guarded by the settings' lock
 
   // streaming state (streaming thread only)
   std::unique_ptr<gpudetect::Detector> detector;
   guint64 frame_count = 0;
   std::string device_name;
-  guint64 host_memory_frames = 0;         // detected frames that arrived in it
   guint64 lost_candidates = 0;            // windows a family's full list dropped, all told
   gint64 element_us = 0;                  // streaming thread's time in submit and output, all told
   guint64 element_frames = 0;             // buffers that went through submit
@@ -149,11 +120,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gpudetect, "gpudetect", GST_RANK_NONE, GS
                                        gpudetect_element_init (plugin));
 
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
-
 /* ------------------------------------------------------------------------ */
 /* results → metadata and messages                                           */
 
@@ -170,19 +136,12 @@ static void attach_results (GstGpuDetect *self, GstBuffer *buf, const DetectFram
 static void post_message (GstGpuDetect *self, GstBuffer *buf, const DetectFrame &p)
 {
   gst_gpu_base_transform_post_objects (GST_GPU_BASE_TRANSFORM (self), "gpudetect", buf, p.result.objects.size (),
-                                       [&] (GValue *list) {
+                                       [&] (std::vector<GstStructure *> *objects) {
     guint id = 0;
-    for (const gpudetect::Detection &d : p.result.objects) {
-      GValue v = G_VALUE_INIT;
-      g_value_init (&v, GST_TYPE_STRUCTURE);
-      g_value_take_boxed (&v, gst_structure_new ("object", "x", G_TYPE_UINT, (guint) (d.rect.x + p.roi_x), "y",
-                                                 G_TYPE_UINT, (guint) (d.rect.y + p.roi_y), "width", G_TYPE_UINT,
-                                                 (guint) d.rect.width, "height", G_TYPE_UINT, (guint) d.rect.height,
-                                                 "label", G_TYPE_STRING, p.label.c_str (), "label-id", G_TYPE_INT,
-                                                 d.label_id, "confidence", G_TYPE_DOUBLE, (double) d.confidence, "id",
-                                                 G_TYPE_UINT, id++, nullptr));
-      gst_value_list_append_and_take_value (list, &v);
-    }
+    for (const gpudetect::Detection &d : p.result.objects)
+      objects->push_back (gst_gpu_base_transform_object_new (d.rect.x + p.roi_x, d.rect.y + p.roi_y, d.rect.width,
+                                                             d.rect.height, p.label.c_str (), d.label_id,
+                                                             d.confidence, id++));
   });
 }
 
@@ -230,8 +189,7 @@ static GstBuffer *gst_gpu_detect_finish (GstGpuBaseTransform *base, GpuFrame *fr
   GstGpuDetect *self = detect_of (base);
   ScopeTimer timer (&self->priv->element_us);
   DetectFrame &p = static_cast<DetectFrame &> (*frame);
-  GstBuffer *buf = p.buffer;
-  p.buffer = nullptr;
+  GstBuffer *buf = p.take_buffer ();
   if (p.detected) {
     if (!p.result.objects.empty ()) {
       buf = gst_buffer_make_writable (buf);
@@ -274,8 +232,8 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   GstGpuDetectPrivate *priv = self->priv;
   gpudetect::DetectorConfig cfg;
   {
-    std::lock_guard<std::mutex> g (priv->lock);
-    const Settings &s = priv->settings;
+    std::lock_guard<std::mutex> g (priv->settings.lock);
+    const Settings &s = priv->settings.values;
     cfg.model = s.model;
     cfg.device = s.device;
     cfg.scale_factor = s.scale_factor;
@@ -299,17 +257,11 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
   cfg.slots = static_cast<int> (gst_gpu_base_transform_max_in_flight (base));
-  std::string device_error;
-  GpuDetectSharedDevice device;
-  gpudetect::Error err;
-  if (gpudetect_cl_device_ensure (GST_ELEMENT (self), cfg.device, gst_gpu_base_transform_device_slot (base), &device,
-                                  &device_error)) {
-    cfg.share = device.get ();
-    err = gpudetect::Detector::create (cfg, &priv->detector);
-  } else {
-    err = {device_error, gpudetect::Error::Kind::Device};
-  }
-  if (err) {
+  const GpuDetectSharedDevice device = gst_gpu_base_transform_open_device (base, cfg.device);
+  if (!device)
+    return FALSE;
+  cfg.share = device.get ();
+  if (gpudetect::Error err = gpudetect::Detector::create (cfg, &priv->detector)) {
     const char *detail = err.message.c_str ();
     switch (err.kind) {
     case gpudetect::Error::Kind::Model:
@@ -337,7 +289,6 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   GST_INFO_OBJECT (self, "model %s on %s%s", priv->detector->model ().path.c_str (), priv->device_name.c_str (),
                    priv->detector->built_from_cache () ? " (kernels from cache)" : "");
   priv->frame_count = 0;
-  priv->host_memory_frames = 0;
   priv->lost_candidates = 0;
   return TRUE;
 }
@@ -353,8 +304,6 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
       GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames detected; per frame: %.1f us copying into staging memory, "
                        "%.1f us enqueueing, %.1f us waiting for the device", t.frames, t.copy_us / t.frames,
                        t.enqueue_us / t.frames, t.wait_us / t.frames);
-    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " detected frames arrived in page-locked memory",
-                     self->priv->host_memory_frames, t.frames);
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " candidate windows lost to full lists of the family's own",
                      self->priv->lost_candidates);
   }
@@ -368,25 +317,10 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
   return TRUE;
 }
 
+// Formats beyond the pad templates' never get here: negotiation refuses them.
 static gboolean gst_gpu_detect_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
-  GstGpuDetect *self = GST_GPU_DETECT (trans);
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, incaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")),
-                       ("cannot parse caps %" GST_PTR_FORMAT, incaps));
-    return FALSE;
-  }
-  switch (GST_VIDEO_INFO_FORMAT (&info)) {
-  case GST_VIDEO_FORMAT_GRAY8: case GST_VIDEO_FORMAT_NV12: case GST_VIDEO_FORMAT_I420:
-  case GST_VIDEO_FORMAT_RGBA: case GST_VIDEO_FORMAT_BGRA: case GST_VIDEO_FORMAT_RGBx: case GST_VIDEO_FORMAT_BGRx:
-    break;
-  default:
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")),
-                       ("format %s", gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info))));
-    return FALSE;
-  }
-  self->priv->asked_consumer = false;
+  GST_GPU_DETECT (trans)->priv->asked_consumer = false;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps);
 }
 
@@ -421,8 +355,8 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
   Settings s;
   bool search_changed;
   {
-    std::lock_guard<std::mutex> g (priv->lock);
-    s = priv->settings;
+    std::lock_guard<std::mutex> g (priv->settings.lock);
+    s = priv->settings.values;
     search_changed = priv->search_changed;
     priv->search_changed = false;
   }
@@ -448,13 +382,8 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
     GST_DEBUG_OBJECT (self, "frames %s on the device downstream", priv->consumer ? "read" : "not read");
   }
   if (detect) {
-    // Free a slot by completing the oldest detected frames (they stay queued).
-    for (std::unique_ptr<GpuFrame> &q : gst_gpu_base_transform_frames (base)) {
-      if (priv->detector->free_slots () > 0)
-        break;
-      if (!gst_gpu_base_transform_complete (base, q.get ()))
-        return GST_FLOW_ERROR;
-    }
+    if (!gst_gpu_base_transform_make_room (base, [priv] { return priv->detector->free_slots () > 0; }))
+      return GST_FLOW_ERROR;
     const bool full_frame = s.roi_x <= 0 && s.roi_y <= 0 && s.roi_w <= 0 && s.roi_h <= 0;
     const bool share = priv->consumer && full_frame;
     if (share)
@@ -464,10 +393,8 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
     // for the frame's meta
     const GstMapFlags flags =
         share ? static_cast<GstMapFlags> (GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF) : GST_MAP_READ;
-    if (!p.map (gst_gpu_base_transform_info (base), flags)) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
+    if (!gst_gpu_base_transform_map (base, &p, flags))
       return GST_FLOW_ERROR;
-    }
     const int W = GST_VIDEO_FRAME_WIDTH (&frame), H = GST_VIDEO_FRAME_HEIGHT (&frame);
     int rx = std::clamp (s.roi_x, 0, W), ry = std::clamp (s.roi_y, 0, H);
     int rw = s.roi_w > 0 ? std::min (s.roi_w, W - rx) : W - rx;
@@ -493,9 +420,9 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
       err = priv->detector->submit (f, &p.ticket);
     if (share && p.ticket >= 0)
       gst_buffer_add_gpu_detect_frame_meta (buf, priv->detector->device_frame (p.ticket));
-    if (p.ticket >= 0 && gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
-      priv->host_memory_frames++;
-    if (p.ticket < 0)
+    if (p.ticket >= 0)
+      gst_gpu_base_transform_count_upload (base, buf);
+    else
       p.unmap (); // nothing in flight reads it
     if (err) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")),
@@ -515,80 +442,32 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
 /* ------------------------------------------------------------------------ */
 /* properties                                                                */
 
-static void gst_gpu_detect_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+static GpuDetectSettings<Settings> &settings_of (GObject *object) { return GST_GPU_DETECT (object)->priv->settings; }
+
+// The search parameters changed: the detector takes them with the next frame.
+static void search_changed (GObject *object, Settings &) { GST_GPU_DETECT (object)->priv->search_changed = true; }
+
+static void threshold_changed (GObject *object, Settings &s)
 {
-  GstGpuDetect *self = GST_GPU_DETECT (object);
-  GstGpuDetectPrivate *priv = self->priv;
-  std::lock_guard<std::mutex> g (priv->lock);
-  Settings &s = priv->settings;
-  switch (prop_id) {
-  case PROP_MODEL: s.model = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_DEVICE: s.device = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_SCALE_FACTOR: s.scale_factor = g_value_get_double (value); priv->search_changed = true; break;
-  case PROP_MIN_NEIGHBORS: s.min_neighbors = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_MIN_SIZE_WIDTH: s.min_w = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_MIN_SIZE_HEIGHT: s.min_h = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_MAX_SIZE_WIDTH: s.max_w = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_MAX_SIZE_HEIGHT: s.max_h = g_value_get_int (value); priv->search_changed = true; break;
-  case PROP_THRESHOLD:
-    s.threshold = g_value_get_double (value);
-    s.threshold_set = true;
-    priv->search_changed = true;
-    break;
-  case PROP_TUNING: s.tuning = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_LEVELS_PER_OCTAVE: s.levels_per_octave = g_value_get_uint (value); break;
-  case PROP_SHRINK: s.shrink = g_value_get_uint (value); break;
-  case PROP_LABEL: s.label = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_INFERENCE_INTERVAL: s.interval = g_value_get_uint (value); break;
-  case PROP_SKIP_WHEN_BUSY: s.skip_when_busy = g_value_get_boolean (value); break;
-  case PROP_ROI_X: s.roi_x = g_value_get_int (value); break;
-  case PROP_ROI_Y: s.roi_y = g_value_get_int (value); break;
-  case PROP_ROI_WIDTH: s.roi_w = g_value_get_int (value); break;
-  case PROP_ROI_HEIGHT: s.roi_h = g_value_get_int (value); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
+  s.threshold_set = true;
+  search_changed (object, s);
 }
 
-static void gst_gpu_detect_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+static void read_device_name (GObject *object, GValue *value)
 {
-  GstGpuDetect *self = GST_GPU_DETECT (object);
-  GstGpuDetectPrivate *priv = self->priv;
-  std::lock_guard<std::mutex> g (priv->lock);
-  const Settings &s = priv->settings;
-  switch (prop_id) {
-  case PROP_MODEL: g_value_set_string (value, s.model.c_str ()); break;
-  case PROP_DEVICE: g_value_set_string (value, s.device.c_str ()); break;
-  case PROP_SCALE_FACTOR: g_value_set_double (value, s.scale_factor); break;
-  case PROP_MIN_NEIGHBORS: g_value_set_int (value, s.min_neighbors); break;
-  case PROP_MIN_SIZE_WIDTH: g_value_set_int (value, s.min_w); break;
-  case PROP_MIN_SIZE_HEIGHT: g_value_set_int (value, s.min_h); break;
-  case PROP_MAX_SIZE_WIDTH: g_value_set_int (value, s.max_w); break;
-  case PROP_MAX_SIZE_HEIGHT: g_value_set_int (value, s.max_h); break;
-  case PROP_THRESHOLD: g_value_set_double (value, s.threshold); break;
-  case PROP_TUNING: g_value_set_string (value, s.tuning.c_str ()); break;
-  case PROP_LEVELS_PER_OCTAVE: g_value_set_uint (value, s.levels_per_octave); break;
-  case PROP_SHRINK: g_value_set_uint (value, s.shrink); break;
-  case PROP_LABEL: g_value_set_string (value, s.label.empty () ? nullptr : s.label.c_str ()); break;
-  case PROP_INFERENCE_INTERVAL: g_value_set_uint (value, s.interval); break;
-  case PROP_SKIP_WHEN_BUSY: g_value_set_boolean (value, s.skip_when_busy); break;
-  case PROP_ROI_X: g_value_set_int (value, s.roi_x); break;
-  case PROP_ROI_Y: g_value_set_int (value, s.roi_y); break;
-  case PROP_ROI_WIDTH: g_value_set_int (value, s.roi_w); break;
-  case PROP_ROI_HEIGHT: g_value_set_int (value, s.roi_h); break;
-  case PROP_DEVICE_NAME: g_value_set_string (value, priv->device_name.empty () ? nullptr : priv->device_name.c_str ()); break;
-  case PROP_PROGRAM_BUILDS: {
-    GpuDetectSharedDevice d = gst_gpu_base_transform_device_slot (GST_GPU_BASE_TRANSFORM (self))->get ();
-    g_value_set_uint64 (value, d ? gpudetect::cl::program_builds (*d) : 0);
-    break;
-  }
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
+  const std::string &name = GST_GPU_DETECT (object)->priv->device_name;
+  g_value_set_string (value, name.empty () ? nullptr : name.c_str ());
+}
+
+static void read_program_builds (GObject *object, GValue *value)
+{
+  GpuDetectSharedDevice d = gst_gpu_base_transform_device_slot (GST_GPU_BASE_TRANSFORM (object))->get ();
+  g_value_set_uint64 (value, d ? gpudetect::cl::program_builds (*d) : 0);
 }
 
 static void gst_gpu_detect_finalize (GObject *object)
 {
-  GstGpuDetect *self = GST_GPU_DETECT (object);
-  delete self->priv;
+  delete GST_GPU_DETECT (object)->priv;
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -607,99 +486,75 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_gpu_detect_debug, "gpudetect", 0, "OpenCL object detection");
 
-  gobject_class->set_property = gst_gpu_detect_set_property;
-  gobject_class->get_property = gst_gpu_detect_get_property;
   gobject_class->finalize = gst_gpu_detect_finalize;
 
-  const GParamFlags rw = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  const GParamFlags ready = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_READY);
-  const GParamFlags playing = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_PLAYING);
-
-  g_object_class_install_property (gobject_class, PROP_MODEL,
-      g_param_spec_string ("model", "Model",
-          "Cascade model: a path, a file name on the model search path, or a short name such as "
-          "lbp-frontalface-improved or haar-frontalface-default (search path: $GPUDETECT_MODEL_PATH, the "
-          "project's models, /usr/share/opencv4/{haar,lbp}cascades)", DEFAULT_MODEL, ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE,
-      g_param_spec_string ("device", "Device",
-          "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\"",
-          DEFAULT_DEVICE, ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
-      g_param_spec_string ("device-name", "Device name", "The OpenCL device in use (read-only, set once started)",
-          nullptr, static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property (gobject_class, PROP_PROGRAM_BUILDS,
-      g_param_spec_uint64 ("program-builds", "Program builds",
-          "OpenCL programs built so far on this element's device (context) in this process, by every element "
-          "sharing it: elements with the same model and options build their program once (read-only; 0 before "
-          "the element starts)", 0, G_MAXUINT64, 0,
-          static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property (gobject_class, PROP_SCALE_FACTOR,
-      g_param_spec_double ("scale-factor", "Scale factor", "Pyramid scale step between detection window sizes",
-          1.01, 10.0, DEFAULT_SCALE_FACTOR, playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_NEIGHBORS,
-      g_param_spec_int ("min-neighbors", "Minimum neighbors",
-          "Raw windows an object needs beyond one to be reported (0: report raw windows ungrouped)", 0, 1000,
-          DEFAULT_MIN_NEIGHBORS, playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_SIZE_WIDTH,
-      g_param_spec_int ("min-size-width", "Minimum width", "Smallest object width in pixels (0: the model's window)",
-          0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_SIZE_HEIGHT,
-      g_param_spec_int ("min-size-height", "Minimum height",
-          "Smallest object height in pixels (0: the model's window)", 0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_MAX_SIZE_WIDTH,
-      g_param_spec_int ("max-size-width", "Maximum width", "Largest object width in pixels (0: unbounded)", 0,
-          G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_MAX_SIZE_HEIGHT,
-      g_param_spec_int ("max-size-height", "Maximum height", "Largest object height in pixels (0: unbounded)", 0,
-          G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
-      g_param_spec_double ("threshold", "Threshold",
-          "Decision threshold, as the model's family defines it: OpenCV cascades, the least confidence of a "
-          "reported object (n / (n + 4) for n merged windows); WaldBoost and random-forest cascades, the least "
-          "final sum of a window that passes every stage; linear HOG filters, the least confidence (filter score "
-          "minus its bias, dlib's adjust_threshold) of an object. "
-          "Until set: the model's own (0 for cascades)", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing));
-  g_object_class_install_property (gobject_class, PROP_LABEL,
-      g_param_spec_string ("label", "Label", "Label of detected objects (default: derived from the model, e.g. face)",
-          nullptr, playing));
-  g_object_class_install_property (gobject_class, PROP_INFERENCE_INTERVAL,
-      g_param_spec_uint ("inference-interval", "Inference interval",
-          "Detect on every Nth frame; the others pass through without metadata", 1, G_MAXUINT,
-          DEFAULT_INFERENCE_INTERVAL, playing));
-  g_object_class_install_property (gobject_class, PROP_SKIP_WHEN_BUSY,
-      g_param_spec_boolean ("skip-when-busy", "Skip when busy",
-          "Pass frames through undetected when every device slot is busy instead of waiting (live sources)", FALSE,
-          playing));
-  g_object_class_install_property (gobject_class, PROP_ROI_X,
-      g_param_spec_int ("roi-x", "Search region x", "Left edge of the searched region", 0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_ROI_Y,
-      g_param_spec_int ("roi-y", "Search region y", "Top edge of the searched region", 0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
-      g_param_spec_int ("roi-width", "Search region width", "Width of the searched region (0: to the right edge)", 0,
-          G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
-      g_param_spec_int ("roi-height", "Search region height",
-          "Height of the searched region (0: to the bottom edge)", 0, G_MAXINT, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_TUNING,
-      g_param_spec_string ("tuning", "Tuning",
-          "Expert knobs of the engine, \"key=value;key=value\" (README, Tuning): the schedule, the upload queue, "
-          "the WaldBoost reduction divisors, ...; empty: the measured defaults",
-          "", ready));
-  g_object_class_install_property (gobject_class, PROP_LEVELS_PER_OCTAVE,
-      g_param_spec_uint ("levels-per-octave", "Levels per octave",
-          "Random-forest cascades: pyramid levels per halving of the frame size (scale step 2^(1/N)); "
-          "0: the model's", 0, 32, 0, ready));
-  g_object_class_install_property (gobject_class, PROP_SHRINK,
-      g_param_spec_uint ("shrink", "Shrink",
-          "Random-forest cascades: the side in level pixels of the blocks the trees compare (the window keeps its "
-          "blocks, so it grows with it); 0: the model's", 0, 8, 0, ready));
+  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  const GParamFlags ready = GPUDETECT_PARAM_READY, playing = GPUDETECT_PARAM_PLAYING;
+  props.field (g_param_spec_string ("model", "Model",
+      "Cascade model: a path, a file name on the model search path, or a short name such as "
+      "lbp-frontalface-improved or haar-frontalface-default (search path: $GPUDETECT_MODEL_PATH, the "
+      "project's models, /usr/share/opencv4/{haar,lbp}cascades)", DEFAULT_MODEL, ready), &Settings::model);
+  props.field (g_param_spec_string ("device", "Device",
+      "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\"",
+      DEFAULT_DEVICE, ready), &Settings::device);
+  props.read_only (g_param_spec_string ("device-name", "Device name",
+      "The OpenCL device in use (read-only, set once started)", nullptr, GPUDETECT_PARAM_READ_ONLY), read_device_name);
+  props.read_only (g_param_spec_uint64 ("program-builds", "Program builds",
+      "OpenCL programs built so far on this element's device (context) in this process, by every element "
+      "sharing it: elements with the same model and options build their program once (read-only; 0 before "
+      "the element starts)", 0, G_MAXUINT64, 0, GPUDETECT_PARAM_READ_ONLY), read_program_builds);
+  props.field (g_param_spec_double ("scale-factor", "Scale factor", "Pyramid scale step between detection window sizes",
+      1.01, 10.0, DEFAULT_SCALE_FACTOR, playing), &Settings::scale_factor, search_changed);
+  props.field (g_param_spec_int ("min-neighbors", "Minimum neighbors",
+      "Raw windows an object needs beyond one to be reported (0: report raw windows ungrouped)", 0, 1000,
+      DEFAULT_MIN_NEIGHBORS, playing), &Settings::min_neighbors, search_changed);
+  props.field (g_param_spec_int ("min-size-width", "Minimum width",
+      "Smallest object width in pixels (0: the model's window)", 0, G_MAXINT, 0, playing), &Settings::min_w,
+      search_changed);
+  props.field (g_param_spec_int ("min-size-height", "Minimum height",
+      "Smallest object height in pixels (0: the model's window)", 0, G_MAXINT, 0, playing), &Settings::min_h,
+      search_changed);
+  props.field (g_param_spec_int ("max-size-width", "Maximum width", "Largest object width in pixels (0: unbounded)",
+      0, G_MAXINT, 0, playing), &Settings::max_w, search_changed);
+  props.field (g_param_spec_int ("max-size-height", "Maximum height", "Largest object height in pixels (0: unbounded)",
+      0, G_MAXINT, 0, playing), &Settings::max_h, search_changed);
+  props.field (g_param_spec_double ("threshold", "Threshold",
+      "Decision threshold, as the model's family defines it: OpenCV cascades, the least confidence of a "
+      "reported object (n / (n + 4) for n merged windows); WaldBoost and random-forest cascades, the least "
+      "final sum of a window that passes every stage; linear HOG filters, the least confidence (filter score "
+      "minus its bias, dlib's adjust_threshold) of an object. "
+      "Until set: the model's own (0 for cascades)", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing),
+      &Settings::threshold, threshold_changed);
+  props.field (g_param_spec_string ("label", "Label",
+      "Label of detected objects (default: derived from the model, e.g. face)", nullptr, playing), &Settings::label);
+  props.field (g_param_spec_uint ("inference-interval", "Inference interval",
+      "Detect on every Nth frame; the others pass through without metadata", 1, G_MAXUINT,
+      DEFAULT_INFERENCE_INTERVAL, playing), &Settings::interval);
+  props.field (g_param_spec_boolean ("skip-when-busy", "Skip when busy",
+      "Pass frames through undetected when every device slot is busy instead of waiting (live sources)", FALSE,
+      playing), &Settings::skip_when_busy);
+  props.field (g_param_spec_int ("roi-x", "Search region x", "Left edge of the searched region", 0, G_MAXINT, 0,
+      playing), &Settings::roi_x);
+  props.field (g_param_spec_int ("roi-y", "Search region y", "Top edge of the searched region", 0, G_MAXINT, 0,
+      playing), &Settings::roi_y);
+  props.field (g_param_spec_int ("roi-width", "Search region width",
+      "Width of the searched region (0: to the right edge)", 0, G_MAXINT, 0, playing), &Settings::roi_w);
+  props.field (g_param_spec_int ("roi-height", "Search region height",
+      "Height of the searched region (0: to the bottom edge)", 0, G_MAXINT, 0, playing), &Settings::roi_h);
+  props.field (g_param_spec_string ("tuning", "Tuning",
+      "Expert knobs of the engine, \"key=value;key=value\" (README, Tuning): the schedule, the upload queue, "
+      "the WaldBoost reduction divisors, ...; empty: the measured defaults", "", ready), &Settings::tuning);
+  props.field (g_param_spec_uint ("levels-per-octave", "Levels per octave",
+      "Random-forest cascades: pyramid levels per halving of the frame size (scale step 2^(1/N)); "
+      "0: the model's", 0, 32, 0, ready), &Settings::levels_per_octave);
+  props.field (g_param_spec_uint ("shrink", "Shrink",
+      "Random-forest cascades: the side in level pixels of the blocks the trees compare (the window keeps its "
+      "blocks, so it grows with it); 0: the model's", 0, 8, 0, ready), &Settings::shrink);
 
   gst_element_class_set_static_metadata (element_class, "OpenCL object detector", "Filter/Analyzer/Video",
       "Detects objects on an OpenCL device (OpenCV's Haar and LBP cascades, WaldBoost, random-forest cascades, "
       "dlib's and OpenCV's HOG detectors, cv::dpm's part models) and attaches region-of-interest metadata",
       "gpudetect developers");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_detect_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_detect_stop);
@@ -710,5 +565,4 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   base_class->finish = GST_DEBUG_FUNCPTR (gst_gpu_detect_finish);
   base_class->discard = GST_DEBUG_FUNCPTR (gst_gpu_detect_discard);
   base_class->host_memory = GST_DEBUG_FUNCPTR (gst_gpu_detect_host_memory);
-
 }

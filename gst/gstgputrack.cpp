@@ -36,7 +36,7 @@
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
-#include "gsthostmemory.h"
+#include "properties.h"
 #include "roimeta.h"
 #include "gstgpudetect.h"
 #include "track/tracker.h"
@@ -48,29 +48,11 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_track_debug);
 #define GST_CAT_DEFAULT gst_gpu_track_debug
-
-#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }")
-
-enum {
-  PROP_0,
-  PROP_TRACKING_TYPE,
-  PROP_DEVICE,
-  PROP_DEVICE_NAME,
-  PROP_SEARCH_RADIUS,
-  PROP_TEMPLATE_SIZE,
-  PROP_MAX_LOST,
-  PROP_MIN_CONFIDENCE,
-  PROP_IOU_THRESHOLD,
-  PROP_TEMPLATE_BLEND,
-  PROP_FRAMES_UPLOADED,
-  PROP_FRAMES_SHARED,
-};
 
 #define DEFAULT_TRACKING_TYPE GST_GPU_TRACK_SHORT_TERM
 #define DEFAULT_DEVICE "auto"
@@ -101,8 +83,7 @@ struct TrackFrame : GpuFrame {
 } // namespace
 
 struct GstGpuTrackPrivate {
-  std::mutex lock; // guards settings
-  Settings settings;
+  GpuDetectSettings<Settings> settings;
 
   // streaming thread
   std::unique_ptr<gpudetect::track::Tracker> tracker;
@@ -112,7 +93,6 @@ struct GstGpuTrackPrivate {
   // frames the tracker uploaded from host memory, and took from gpudetect's
   // upload, so far (read-only properties)
   std::atomic<guint64> uploaded{0}, shared_frames{0};
-  guint64 host_memory_frames = 0;         // uploaded frames that arrived in it
 };
 
 struct _GstGpuTrack {
@@ -127,23 +107,14 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gputrack, "gputrack", GST_RANK_NONE, GST_
 
 GType gst_gpu_track_type_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
       {GST_GPU_TRACK_SHORT_TERM, "Template search on every frame, ids from detections", "short-term"},
       {GST_GPU_TRACK_ZERO_TERM, "Ids on frames with detections only, by IoU (no device)", "zero-term"},
       {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstGpuTrackType", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gpudetect_enum_register (&type, "GstGpuTrackType", values);
 }
-
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (VIDEO_CAPS));
 
 /* ------------------------------------------------------------------------ */
 
@@ -154,11 +125,7 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   GstGpuBaseTransform *base = GST_GPU_BASE_TRANSFORM (trans);
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
-  Settings s;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    s = priv->settings;
-  }
+  const Settings s = priv->settings.copy ();
   gpudetect::track::TrackerConfig cfg;
   cfg.search = s.type == GST_GPU_TRACK_SHORT_TERM;
   cfg.max_lost = static_cast<int> (s.max_lost);
@@ -169,13 +136,10 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   cfg.engine.geometry =
       gpudetect::track::Geometry::square (s.template_size, s.search_radius, std::max (2, s.template_size / 4));
   GpuDetectSharedDevice device;
-  std::string err;
   if (cfg.search) {
-    if (!gpudetect_cl_device_ensure (GST_ELEMENT (self), s.device, gst_gpu_base_transform_device_slot (base), &device,
-                                    &err)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, (_("No usable OpenCL device found.")), ("%s", err.c_str ()));
+    device = gst_gpu_base_transform_open_device (base, s.device);
+    if (!device)
       return FALSE;
-    }
     cfg.engine.share = device.get ();
   }
   if (gpudetect::Error e = gpudetect::track::Tracker::create (cfg, &priv->tracker)) {
@@ -193,7 +157,6 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   priv->frames = 0;
   priv->uploaded = 0;
   priv->shared_frames = 0;
-  priv->host_memory_frames = 0;
   return TRUE;
 }
 
@@ -202,30 +165,27 @@ static gboolean gst_gpu_track_stop (GstBaseTransform *trans)
   GstGpuTrack *self = GST_GPU_TRACK (trans);
   if (self->priv->tracker)
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " template searches; %" G_GUINT64_FORMAT
-                     " frames uploaded (%" G_GUINT64_FORMAT " from page-locked memory), %" G_GUINT64_FORMAT
-                     " taken from gpudetect", self->priv->frames, (guint64) self->priv->tracker->searches (),
-                     (guint64) self->priv->tracker->uploads (), self->priv->host_memory_frames,
+                     " frames uploaded, %" G_GUINT64_FORMAT " taken from gpudetect", self->priv->frames,
+                     (guint64) self->priv->tracker->searches (), (guint64) self->priv->tracker->uploads (),
                      (guint64) self->priv->tracker->shared_frames ());
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans); // in-flight work dropped while the tracker exists
   self->priv->tracker.reset ();
   return TRUE;
 }
 
+// A new frame size resets the tracks: boxes of another size mean nothing here.
 static gboolean gst_gpu_track_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
-  GstGpuTrack *self = GST_GPU_TRACK (trans);
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, incaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")),
-                       ("cannot parse caps %" GST_PTR_FORMAT, incaps));
+  GstGpuBaseTransform *base = GST_GPU_BASE_TRANSFORM (trans);
+  const GstVideoInfo *info = gst_gpu_base_transform_info (base);
+  const int old_w = info ? GST_VIDEO_INFO_WIDTH (info) : -1, old_h = info ? GST_VIDEO_INFO_HEIGHT (info) : -1;
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps))
     return FALSE;
-  }
-  GstGpuTrackPrivate *priv = self->priv;
-  const GstVideoInfo *old = gst_gpu_base_transform_info (GST_GPU_BASE_TRANSFORM (self));
-  if (old && (GST_VIDEO_INFO_WIDTH (&info) != GST_VIDEO_INFO_WIDTH (old) ||
-              GST_VIDEO_INFO_HEIGHT (&info) != GST_VIDEO_INFO_HEIGHT (old)) && priv->tracker)
-    priv->tracker->reset (); // boxes of another frame size mean nothing here
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps);
+  info = gst_gpu_base_transform_info (base);
+  GstGpuTrackPrivate *priv = GST_GPU_TRACK (trans)->priv;
+  if (old_w >= 0 && (GST_VIDEO_INFO_WIDTH (info) != old_w || GST_VIDEO_INFO_HEIGHT (info) != old_h) && priv->tracker)
+    priv->tracker->reset ();
+  return TRUE;
 }
 
 static gpudetect::track::ColorFormat color_format (GstVideoFormat f)
@@ -286,21 +246,18 @@ static bool clip (const gpudetect::track::Box &b, int fw, int fh, int *x, int *y
 static void post_message (GstGpuTrack *self, GstBuffer *buf, const std::vector<gpudetect::track::TrackedObject> &objs)
 {
   GstGpuBaseTransform *base = GST_GPU_BASE_TRANSFORM (self);
-  gst_gpu_base_transform_post_objects (base, "gputrack", buf, objs.size (), [&] (GValue *list) {
+  gst_gpu_base_transform_post_objects (base, "gputrack", buf, objs.size (), [&] (std::vector<GstStructure *> *list) {
     const GstVideoInfo *info = gst_gpu_base_transform_info (base);
     const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
     for (const gpudetect::track::TrackedObject &o : objs) {
       int x, y, w, h;
       if (!clip (o.box, fw, fh, &x, &y, &w, &h))
         continue;
-      GValue v = G_VALUE_INIT;
-      g_value_init (&v, GST_TYPE_STRUCTURE);
-      g_value_take_boxed (&v, gst_structure_new (
-          "object", "x", G_TYPE_UINT, (guint) x, "y", G_TYPE_UINT, (guint) y, "width", G_TYPE_UINT, (guint) w,
-          "height", G_TYPE_UINT, (guint) h, "label", G_TYPE_STRING, o.label.c_str (), "label-id", G_TYPE_INT,
-          o.label_id, "confidence", G_TYPE_DOUBLE, o.detection_confidence, "id", G_TYPE_UINT, (guint) o.id,
-          "tracking-confidence", G_TYPE_DOUBLE, o.confidence, "detected", G_TYPE_BOOLEAN, o.detection >= 0, nullptr));
-      gst_value_list_append_and_take_value (list, &v);
+      GstStructure *object = gst_gpu_base_transform_object_new (x, y, w, h, o.label.c_str (), o.label_id,
+                                                                o.detection_confidence, static_cast<guint> (o.id));
+      gst_structure_set (object, "tracking-confidence", G_TYPE_DOUBLE, o.confidence, "detected", G_TYPE_BOOLEAN,
+                         static_cast<gboolean> (o.detection >= 0), nullptr);
+      list->push_back (object);
     }
   });
 }
@@ -352,8 +309,7 @@ static GstBuffer *gst_gpu_track_finish (GstGpuBaseTransform *base, GpuFrame *fra
 {
   GstGpuTrack *self = GST_GPU_TRACK (base);
   TrackFrame &p = static_cast<TrackFrame &> (*frame);
-  GstBuffer *buf = p.buffer;
-  p.buffer = nullptr;
+  GstBuffer *buf = p.take_buffer ();
   const GstVideoInfo *info = gst_gpu_base_transform_info (base);
   const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
   if (gst_buffer_get_meta (buf, GST_GPU_DETECT_FRAME_META_API_TYPE)) {
@@ -408,24 +364,16 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")), ("no caps before the first buffer"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  Settings s;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    s = priv->settings;
-  }
+  const Settings s = priv->settings.copy ();
   priv->tracker->set_policy (static_cast<int> (s.max_lost), s.min_confidence, s.iou_threshold,
                              static_cast<int> (s.template_blend * 256 + 0.5));
   priv->frames++;
   const GstVideoInfo *info = gst_gpu_base_transform_info (base);
   const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
 
-  // a frame slot: complete the oldest frames in flight (they stay queued)
-  for (std::unique_ptr<GpuFrame> &q : gst_gpu_base_transform_frames (base)) {
-    if (priv->tracker->in_flight () < static_cast<size_t> (priv->tracker->frames ()))
-      break;
-    if (!gst_gpu_base_transform_complete (base, q.get ()))
-      return GST_FLOW_ERROR;
-  }
+  if (!gst_gpu_base_transform_make_room (
+          base, [priv] { return priv->tracker->in_flight () < static_cast<size_t> (priv->tracker->frames ()); }))
+    return GST_FLOW_ERROR;
 
   std::vector<gpudetect::track::Detection> dets;
   std::vector<GstVideoRegionOfInterestMeta *> metas;
@@ -444,10 +392,8 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
   }
   if (search && !device) {
     // mapped until the device is done with it (collected or discarded)
-    if (!p.map (info, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, (_("Could not read the video frame.")), ("map failed"));
+    if (!gst_gpu_base_transform_map (base, &p, GST_MAP_READ))
       return GST_FLOW_ERROR;
-    }
     cf.format = color_format (GST_VIDEO_FRAME_FORMAT (&p.video));
     cf.width = fw;
     cf.height = fh;
@@ -465,8 +411,8 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
   }
   if (priv->tracker->uploads () == uploads)
     p.unmap (); // not uploaded: nothing reads it
-  else if (gst_is_gpu_detect_host_memory (gst_buffer_peek_memory (buf, 0)))
-    priv->host_memory_frames++;
+  else
+    gst_gpu_base_transform_count_upload (base, buf);
   priv->uploaded = priv->tracker->uploads ();
   priv->shared_frames = priv->tracker->shared_frames ();
   *out = std::move (entry);
@@ -519,45 +465,22 @@ static std::shared_ptr<gpudetect::cl::HostAllocator> gst_gpu_track_host_memory (
 
 /* ------------------------------------------------------------------------ */
 
-static void gst_gpu_track_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+static GpuDetectSettings<Settings> &settings_of (GObject *object) { return GST_GPU_TRACK (object)->priv->settings; }
+
+static void read_device_name (GObject *object, GValue *value)
 {
-  GstGpuTrack *self = GST_GPU_TRACK (object);
-  std::lock_guard<std::mutex> g (self->priv->lock);
-  Settings &s = self->priv->settings;
-  switch (prop_id) {
-  case PROP_TRACKING_TYPE: s.type = static_cast<GstGpuTrackType> (g_value_get_enum (value)); break;
-  case PROP_DEVICE: s.device = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_SEARCH_RADIUS: s.search_radius = g_value_get_int (value); break;
-  case PROP_TEMPLATE_SIZE: s.template_size = g_value_get_int (value); break;
-  case PROP_MAX_LOST: s.max_lost = g_value_get_uint (value); break;
-  case PROP_MIN_CONFIDENCE: s.min_confidence = g_value_get_double (value); break;
-  case PROP_IOU_THRESHOLD: s.iou_threshold = g_value_get_double (value); break;
-  case PROP_TEMPLATE_BLEND: s.template_blend = g_value_get_double (value); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
+  const std::string &name = GST_GPU_TRACK (object)->priv->device_name;
+  g_value_set_string (value, name.empty () ? nullptr : name.c_str ());
 }
 
-static void gst_gpu_track_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+static void read_frames_uploaded (GObject *object, GValue *value)
 {
-  GstGpuTrack *self = GST_GPU_TRACK (object);
-  std::lock_guard<std::mutex> g (self->priv->lock);
-  const Settings &s = self->priv->settings;
-  switch (prop_id) {
-  case PROP_TRACKING_TYPE: g_value_set_enum (value, s.type); break;
-  case PROP_DEVICE: g_value_set_string (value, s.device.c_str ()); break;
-  case PROP_DEVICE_NAME:
-    g_value_set_string (value, self->priv->device_name.empty () ? nullptr : self->priv->device_name.c_str ());
-    break;
-  case PROP_SEARCH_RADIUS: g_value_set_int (value, s.search_radius); break;
-  case PROP_TEMPLATE_SIZE: g_value_set_int (value, s.template_size); break;
-  case PROP_MAX_LOST: g_value_set_uint (value, s.max_lost); break;
-  case PROP_MIN_CONFIDENCE: g_value_set_double (value, s.min_confidence); break;
-  case PROP_IOU_THRESHOLD: g_value_set_double (value, s.iou_threshold); break;
-  case PROP_TEMPLATE_BLEND: g_value_set_double (value, s.template_blend); break;
-  case PROP_FRAMES_UPLOADED: g_value_set_uint64 (value, self->priv->uploaded.load ()); break;
-  case PROP_FRAMES_SHARED: g_value_set_uint64 (value, self->priv->shared_frames.load ()); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
+  g_value_set_uint64 (value, GST_GPU_TRACK (object)->priv->uploaded.load ());
+}
+
+static void read_frames_shared (GObject *object, GValue *value)
+{
+  g_value_set_uint64 (value, GST_GPU_TRACK (object)->priv->shared_frames.load ());
 }
 
 static void gst_gpu_track_finalize (GObject *object)
@@ -580,65 +503,48 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_gpu_track_debug, "gputrack", 0, "OpenCL template tracking");
 
-  gobject_class->set_property = gst_gpu_track_set_property;
-  gobject_class->get_property = gst_gpu_track_get_property;
   gobject_class->finalize = gst_gpu_track_finalize;
 
-  const GParamFlags rw = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  const GParamFlags ready = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_READY);
-  const GParamFlags playing = static_cast<GParamFlags> (rw | GST_PARAM_MUTABLE_PLAYING);
-
-  g_object_class_install_property (gobject_class, PROP_TRACKING_TYPE,
-      g_param_spec_enum ("tracking-type", "Tracking type",
-          "short-term: boxes moved by template search on every frame; zero-term: ids on frames with detections only",
-          GST_TYPE_GPU_TRACK_TYPE, DEFAULT_TRACKING_TYPE, ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE,
-      g_param_spec_string ("device", "Device",
-          "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\" "
-          "(shared with gpudetect elements on the same device)", DEFAULT_DEVICE, ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
-      g_param_spec_string ("device-name", "Device name", "The OpenCL device in use (read-only, set once started)",
-          nullptr, static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property (gobject_class, PROP_SEARCH_RADIUS,
-      g_param_spec_int ("search-radius", "Search radius",
-          "How far a template is searched around the predicted position each way, in template pixels (an object "
-          "template-size wide moves at most search-radius / template-size of its width per frame beyond the "
-          "prediction)", 1, 64, DEFAULT_SEARCH_RADIUS, ready));
-  g_object_class_install_property (gobject_class, PROP_TEMPLATE_SIZE,
-      g_param_spec_int ("template-size", "Template size",
-          "Side of the square template every object is sampled to, in pixels", 8, 64, DEFAULT_TEMPLATE_SIZE, ready));
-  g_object_class_install_property (gobject_class, PROP_MAX_LOST,
-      g_param_spec_uint ("max-lost", "Maximum lost frames",
-          "Frames a track lives without a matching detection before it is dropped", 0, G_MAXINT, DEFAULT_MAX_LOST,
-          playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_CONFIDENCE,
-      g_param_spec_double ("min-confidence", "Minimum confidence",
-          "Least template-search confidence (1 - best distance / alternative distance) for a track to move and be "
-          "reported on a frame; below it the track coasts on its velocity unreported", 0.0, 1.0,
-          DEFAULT_MIN_CONFIDENCE, playing));
-  g_object_class_install_property (gobject_class, PROP_IOU_THRESHOLD,
-      g_param_spec_double ("iou-threshold", "IoU threshold",
-          "Least overlap (intersection over union) of a detection and a track's box for them to match", 0.0, 1.0,
-          DEFAULT_IOU_THRESHOLD, playing));
-  g_object_class_install_property (gobject_class, PROP_TEMPLATE_BLEND,
-      g_param_spec_double ("template-blend", "Template blend",
-          "Weight of a matching detection's appearance in the track's template (1: replaced; less: a slow blend)",
-          0.0, 1.0, DEFAULT_TEMPLATE_BLEND, playing));
-  g_object_class_install_property (gobject_class, PROP_FRAMES_UPLOADED,
-      g_param_spec_uint64 ("frames-uploaded", "Frames uploaded",
-          "Frames copied to the device since the element started (read-only)", 0, G_MAXUINT64, 0,
-          static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property (gobject_class, PROP_FRAMES_SHARED,
-      g_param_spec_uint64 ("frames-shared", "Frames shared",
-          "Frames taken from an upstream gpudetect's upload on the same device instead of uploading them again, "
-          "since the element started (read-only)", 0, G_MAXUINT64, 0,
-          static_cast<GParamFlags> (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  const GParamFlags ready = GPUDETECT_PARAM_READY, playing = GPUDETECT_PARAM_PLAYING;
+  props.field (g_param_spec_enum ("tracking-type", "Tracking type",
+      "short-term: boxes moved by template search on every frame; zero-term: ids on frames with detections only",
+      GST_TYPE_GPU_TRACK_TYPE, DEFAULT_TRACKING_TYPE, ready), &Settings::type);
+  props.field (g_param_spec_string ("device", "Device",
+      "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\" "
+      "(shared with gpudetect elements on the same device)", DEFAULT_DEVICE, ready), &Settings::device);
+  props.read_only (g_param_spec_string ("device-name", "Device name",
+      "The OpenCL device in use (read-only, set once started)", nullptr, GPUDETECT_PARAM_READ_ONLY), read_device_name);
+  props.field (g_param_spec_int ("search-radius", "Search radius",
+      "How far a template is searched around the predicted position each way, in template pixels (an object "
+      "template-size wide moves at most search-radius / template-size of its width per frame beyond the "
+      "prediction)", 1, 64, DEFAULT_SEARCH_RADIUS, ready), &Settings::search_radius);
+  props.field (g_param_spec_int ("template-size", "Template size",
+      "Side of the square template every object is sampled to, in pixels", 8, 64, DEFAULT_TEMPLATE_SIZE, ready),
+      &Settings::template_size);
+  props.field (g_param_spec_uint ("max-lost", "Maximum lost frames",
+      "Frames a track lives without a matching detection before it is dropped", 0, G_MAXINT, DEFAULT_MAX_LOST,
+      playing), &Settings::max_lost);
+  props.field (g_param_spec_double ("min-confidence", "Minimum confidence",
+      "Least template-search confidence (1 - best distance / alternative distance) for a track to move and be "
+      "reported on a frame; below it the track coasts on its velocity unreported", 0.0, 1.0,
+      DEFAULT_MIN_CONFIDENCE, playing), &Settings::min_confidence);
+  props.field (g_param_spec_double ("iou-threshold", "IoU threshold",
+      "Least overlap (intersection over union) of a detection and a track's box for them to match", 0.0, 1.0,
+      DEFAULT_IOU_THRESHOLD, playing), &Settings::iou_threshold);
+  props.field (g_param_spec_double ("template-blend", "Template blend",
+      "Weight of a matching detection's appearance in the track's template (1: replaced; less: a slow blend)",
+      0.0, 1.0, DEFAULT_TEMPLATE_BLEND, playing), &Settings::template_blend);
+  props.read_only (g_param_spec_uint64 ("frames-uploaded", "Frames uploaded",
+      "Frames copied to the device since the element started (read-only)", 0, G_MAXUINT64, 0,
+      GPUDETECT_PARAM_READ_ONLY), read_frames_uploaded);
+  props.read_only (g_param_spec_uint64 ("frames-shared", "Frames shared",
+      "Frames taken from an upstream gpudetect's upload on the same device instead of uploading them again, "
+      "since the element started (read-only)", 0, G_MAXUINT64, 0, GPUDETECT_PARAM_READ_ONLY), read_frames_shared);
 
   gst_element_class_set_static_metadata (element_class, "OpenCL template tracker", "Filter/Analyzer/Video",
       "Gives detected objects ids across frames and moves their boxes by template search on an OpenCL device on "
       "frames without detections", "gpudetect developers");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_track_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_track_stop);

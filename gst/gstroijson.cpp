@@ -32,6 +32,7 @@
 #include "gstroijson.h"
 
 #include "gpudetect-elements.h"
+#include "properties.h"
 #include "roimeta.h"
 
 #include <gst/video/gstvideometa.h>
@@ -41,18 +42,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <string>
 
 GST_DEBUG_CATEGORY_STATIC (gst_roi_json_debug);
 #define GST_CAT_DEFAULT gst_roi_json_debug
-
-enum {
-  PROP_0,
-  PROP_LOCATION,
-  PROP_SOURCE,
-  PROP_ADD_EMPTY_RESULTS,
-};
 
 #define DEFAULT_ADD_EMPTY_RESULTS TRUE
 
@@ -65,8 +58,7 @@ struct Settings {
 } // namespace
 
 struct GstRoiJsonPrivate {
-  std::mutex lock; // guards settings
-  Settings settings;
+  GpuDetectSettings<Settings> settings;
   // streaming state
   FILE *out = nullptr;
   bool own_file = false; // out is ours to close (not stdout)
@@ -191,11 +183,7 @@ static gboolean gst_roi_json_start (GstBaseTransform *trans)
 {
   GstRoiJson *self = GST_ROI_JSON (trans);
   GstRoiJsonPrivate *priv = self->priv;
-  std::string location;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    location = priv->settings.location;
-  }
+  const std::string location = priv->settings.copy ().location;
   if (location.empty () || location == "-") {
     priv->out = stdout;
     priv->own_file = false;
@@ -255,11 +243,7 @@ static GstFlowReturn gst_roi_json_transform_ip (GstBaseTransform *trans, GstBuff
 {
   GstRoiJson *self = GST_ROI_JSON (trans);
   GstRoiJsonPrivate *priv = self->priv;
-  Settings s;
-  {
-    std::lock_guard<std::mutex> g (priv->lock);
-    s = priv->settings;
-  }
+  const Settings s = priv->settings.copy ();
   std::string line = buffer_line (self, buf, s);
   if (line.empty ())
     return GST_FLOW_OK;
@@ -274,31 +258,7 @@ static GstFlowReturn gst_roi_json_transform_ip (GstBaseTransform *trans, GstBuff
   return GST_FLOW_OK;
 }
 
-static void gst_roi_json_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  GstRoiJsonPrivate *priv = GST_ROI_JSON (object)->priv;
-  std::lock_guard<std::mutex> g (priv->lock);
-  Settings &s = priv->settings;
-  switch (prop_id) {
-  case PROP_LOCATION: s.location = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_SOURCE: s.source = g_value_get_string (value) ? g_value_get_string (value) : ""; break;
-  case PROP_ADD_EMPTY_RESULTS: s.add_empty = g_value_get_boolean (value); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
-}
-
-static void gst_roi_json_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  GstRoiJsonPrivate *priv = GST_ROI_JSON (object)->priv;
-  std::lock_guard<std::mutex> g (priv->lock);
-  const Settings &s = priv->settings;
-  switch (prop_id) {
-  case PROP_LOCATION: g_value_set_string (value, s.location.empty () ? nullptr : s.location.c_str ()); break;
-  case PROP_SOURCE: g_value_set_string (value, s.source.empty () ? nullptr : s.source.c_str ()); break;
-  case PROP_ADD_EMPTY_RESULTS: g_value_set_boolean (value, s.add_empty); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
-}
+static GpuDetectSettings<Settings> &settings_of (GObject *object) { return GST_ROI_JSON (object)->priv->settings; }
 
 static void gst_roi_json_finalize (GObject *object)
 {
@@ -326,26 +286,18 @@ static void gst_roi_json_class_init (GstRoiJsonClass *klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_roi_json_debug, "roijson", 0, "Region-of-interest metadata as JSON lines");
 
-  gobject_class->set_property = gst_roi_json_set_property;
-  gobject_class->get_property = gst_roi_json_get_property;
   gobject_class->finalize = gst_roi_json_finalize;
 
-  const GParamFlags ready =
-      static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  const GParamFlags playing =
-      static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  g_object_class_install_property (gobject_class, PROP_LOCATION,
-      g_param_spec_string ("location", "Location",
-          "File to write one JSON object per buffer into (replaced if it exists); unset or \"-\": standard output",
-          nullptr, ready));
-  g_object_class_install_property (gobject_class, PROP_SOURCE,
-      g_param_spec_string ("source", "Source",
-          "Written as the \"source\" field of every line (e.g. the camera's URI); unset: no such field", nullptr,
-          playing));
-  g_object_class_install_property (gobject_class, PROP_ADD_EMPTY_RESULTS,
-      g_param_spec_boolean ("add-empty-results", "Add empty results",
-          "Write a line for buffers without any region of interest too (an empty \"objects\" array)",
-          DEFAULT_ADD_EMPTY_RESULTS, playing));
+  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  props.field (g_param_spec_string ("location", "Location",
+      "File to write one JSON object per buffer into (replaced if it exists); unset or \"-\": standard output",
+      nullptr, GPUDETECT_PARAM_READY), &Settings::location);
+  props.field (g_param_spec_string ("source", "Source",
+      "Written as the \"source\" field of every line (e.g. the camera's URI); unset: no such field", nullptr,
+      GPUDETECT_PARAM_PLAYING), &Settings::source);
+  props.field (g_param_spec_boolean ("add-empty-results", "Add empty results",
+      "Write a line for buffers without any region of interest too (an empty \"objects\" array)",
+      DEFAULT_ADD_EMPTY_RESULTS, GPUDETECT_PARAM_PLAYING), &Settings::add_empty);
 
   gst_element_class_set_static_metadata (element_class, "Region of interest JSON writer", "Filter/Analyzer/Video",
       "Writes the region-of-interest metadata of every buffer (boxes, labels, confidences, object ids) as one "

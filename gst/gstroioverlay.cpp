@@ -18,6 +18,7 @@
 
 #include "font.h"
 #include "gpudetect-elements.h"
+#include "properties.h"
 #include "roimeta.h"
 
 #include <gst/video/gstvideometa.h>
@@ -33,17 +34,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_roi_overlay_debug);
 
 #define OVERLAY_CAPS \
   GST_VIDEO_CAPS_MAKE ("{ GRAY8, NV12, I420, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR }")
-
-enum {
-  PROP_0,
-  PROP_OUTLINE_COLOR,
-  PROP_DRAW_LABELS,
-  PROP_LABELS_COLOR,
-  PROP_LINE_WIDTH,
-  PROP_LABEL_FILTER,
-  PROP_EXPIRE_OVERLAY,
-  PROP_SHOW_CONFIDENCE,
-};
 
 #define DEFAULT_OUTLINE_COLOR 0
 #define DEFAULT_LABELS_COLOR 0xffffffff
@@ -160,8 +150,7 @@ void draw_text (GstVideoFrame *f, int x, int y, const std::string &text, const C
 } // namespace
 
 struct GstRoiOverlayPrivate {
-  std::mutex lock;
-  Settings settings;
+  GpuDetectSettings<Settings> settings; // its lock guards the last boxes too
   std::vector<Box> last;
   GstClockTime last_pts = GST_CLOCK_TIME_NONE;
 };
@@ -198,8 +187,8 @@ static GstFlowReturn gst_roi_overlay_transform_frame_ip (GstVideoFilter *filter,
   std::vector<Box> boxes = read_boxes (frame->buffer);
   const GstClockTime pts = GST_BUFFER_PTS (frame->buffer);
   {
-    std::lock_guard<std::mutex> g (priv->lock);
-    s = priv->settings;
+    std::lock_guard<std::mutex> g (priv->settings.lock);
+    s = priv->settings.values;
     if (!boxes.empty ()) {
       priv->last = boxes;
       priv->last_pts = pts;
@@ -250,55 +239,25 @@ static GstFlowReturn gst_roi_overlay_transform_frame_ip (GstVideoFilter *filter,
 static gboolean gst_roi_overlay_start (GstBaseTransform *trans)
 {
   GstRoiOverlay *self = GST_ROI_OVERLAY (trans);
-  std::lock_guard<std::mutex> g (self->priv->lock);
+  std::lock_guard<std::mutex> g (self->priv->settings.lock);
   self->priv->last.clear ();
   self->priv->last_pts = GST_CLOCK_TIME_NONE;
   return TRUE;
 }
 
-static void gst_roi_overlay_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  GstRoiOverlay *self = GST_ROI_OVERLAY (object);
-  std::lock_guard<std::mutex> g (self->priv->lock);
-  Settings &s = self->priv->settings;
-  switch (prop_id) {
-  case PROP_OUTLINE_COLOR: s.outline_color = g_value_get_uint (value); break;
-  case PROP_DRAW_LABELS: s.draw_labels = g_value_get_boolean (value); break;
-  case PROP_LABELS_COLOR: s.labels_color = g_value_get_uint (value); break;
-  case PROP_LINE_WIDTH: s.line_width = g_value_get_uint (value); break;
-  case PROP_EXPIRE_OVERLAY: s.expire = g_value_get_uint64 (value); break;
-  case PROP_SHOW_CONFIDENCE: s.show_confidence = g_value_get_boolean (value); break;
-  case PROP_LABEL_FILTER: {
-    s.filter.clear ();
-    s.filter_string = g_value_get_string (value) ? g_value_get_string (value) : "";
-    gchar **parts = g_strsplit (s.filter_string.c_str (), ",", -1);
-    for (gchar **p = parts; p && *p; p++) {
-      g_strstrip (*p);
-      if (**p)
-        s.filter.push_back (*p);
-    }
-    g_strfreev (parts);
-    break;
-  }
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
-  }
-}
+static GpuDetectSettings<Settings> &settings_of (GObject *object) { return GST_ROI_OVERLAY (object)->priv->settings; }
 
-static void gst_roi_overlay_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+// label-filter: its labels, stripped, empty ones left out
+static void filter_changed (GObject *, Settings &s)
 {
-  GstRoiOverlay *self = GST_ROI_OVERLAY (object);
-  std::lock_guard<std::mutex> g (self->priv->lock);
-  const Settings &s = self->priv->settings;
-  switch (prop_id) {
-  case PROP_OUTLINE_COLOR: g_value_set_uint (value, s.outline_color); break;
-  case PROP_DRAW_LABELS: g_value_set_boolean (value, s.draw_labels); break;
-  case PROP_LABELS_COLOR: g_value_set_uint (value, s.labels_color); break;
-  case PROP_LINE_WIDTH: g_value_set_uint (value, s.line_width); break;
-  case PROP_EXPIRE_OVERLAY: g_value_set_uint64 (value, s.expire); break;
-  case PROP_SHOW_CONFIDENCE: g_value_set_boolean (value, s.show_confidence); break;
-  case PROP_LABEL_FILTER: g_value_set_string (value, s.filter_string.c_str ()); break;
-  default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+  s.filter.clear ();
+  gchar **parts = g_strsplit (s.filter_string.c_str (), ",", -1);
+  for (gchar **p = parts; p && *p; p++) {
+    g_strstrip (*p);
+    if (**p)
+      s.filter.push_back (*p);
   }
+  g_strfreev (parts);
 }
 
 static void gst_roi_overlay_finalize (GObject *object)
@@ -318,35 +277,27 @@ static void gst_roi_overlay_class_init (GstRoiOverlayClass *klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_roi_overlay_debug, "roioverlay", 0, "Region-of-interest overlay");
 
-  gobject_class->set_property = gst_roi_overlay_set_property;
-  gobject_class->get_property = gst_roi_overlay_get_property;
   gobject_class->finalize = gst_roi_overlay_finalize;
 
-  const GParamFlags playing =
-      static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  g_object_class_install_property (gobject_class, PROP_OUTLINE_COLOR,
-      g_param_spec_uint ("object-detection-outline-color", "Outline color",
-          "Box colour as 0xAARRGGBB; 0 picks a colour per object id, else per label", 0, G_MAXUINT,
-          DEFAULT_OUTLINE_COLOR, playing));
-  g_object_class_install_property (gobject_class, PROP_DRAW_LABELS,
-      g_param_spec_boolean ("draw-labels", "Draw labels", "Draw label, confidence and object id above each box", TRUE,
-          playing));
-  g_object_class_install_property (gobject_class, PROP_LABELS_COLOR,
-      g_param_spec_uint ("labels-color", "Labels color", "Text colour as 0xAARRGGBB", 0, G_MAXUINT,
-          DEFAULT_LABELS_COLOR, playing));
-  g_object_class_install_property (gobject_class, PROP_LINE_WIDTH,
-      g_param_spec_uint ("line-width", "Line width", "Box outline width in pixels", 1, 64, DEFAULT_LINE_WIDTH,
-          playing));
-  g_object_class_install_property (gobject_class, PROP_LABEL_FILTER,
-      g_param_spec_string ("label-filter", "Label filter",
-          "Comma-separated labels to draw (empty: draw every region)", "", playing));
-  g_object_class_install_property (gobject_class, PROP_EXPIRE_OVERLAY,
-      g_param_spec_uint64 ("expire-overlay", "Expire overlay",
-          "Keep drawing the last boxes on frames without metadata for this many nanoseconds (0: never)", 0,
-          G_MAXUINT64, 0, playing));
-  g_object_class_install_property (gobject_class, PROP_SHOW_CONFIDENCE,
-      g_param_spec_boolean ("show-confidence", "Show confidence", "Append the confidence to the label", TRUE,
-          playing));
+  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  const GParamFlags playing = GPUDETECT_PARAM_PLAYING;
+  props.field (g_param_spec_uint ("object-detection-outline-color", "Outline color",
+      "Box colour as 0xAARRGGBB; 0 picks a colour per object id, else per label", 0, G_MAXUINT,
+      DEFAULT_OUTLINE_COLOR, playing), &Settings::outline_color);
+  props.field (g_param_spec_boolean ("draw-labels", "Draw labels", "Draw label, confidence and object id above each box",
+      TRUE, playing), &Settings::draw_labels);
+  props.field (g_param_spec_uint ("labels-color", "Labels color", "Text colour as 0xAARRGGBB", 0, G_MAXUINT,
+      DEFAULT_LABELS_COLOR, playing), &Settings::labels_color);
+  props.field (g_param_spec_uint ("line-width", "Line width", "Box outline width in pixels", 1, 64, DEFAULT_LINE_WIDTH,
+      playing), &Settings::line_width);
+  props.field (g_param_spec_string ("label-filter", "Label filter",
+      "Comma-separated labels to draw (empty: draw every region)", "", playing), &Settings::filter_string,
+      filter_changed);
+  props.field (g_param_spec_uint64 ("expire-overlay", "Expire overlay",
+      "Keep drawing the last boxes on frames without metadata for this many nanoseconds (0: never)", 0,
+      G_MAXUINT64, 0, playing), &Settings::expire);
+  props.field (g_param_spec_boolean ("show-confidence", "Show confidence", "Append the confidence to the label", TRUE,
+      playing), &Settings::show_confidence);
 
   gst_element_class_set_static_metadata (element_class, "Region of interest overlay", "Filter/Effect/Video",
       "Draws region-of-interest metadata (boxes, labels, confidences, object ids) into video frames",
