@@ -295,7 +295,9 @@ int main () {
     if (compact && dev.info.max_work_group < 256)
       continue;
     cl::Program prog;
-    if (Error e = cl::build_program (dev, FftCorrelator::program_source (), FftCorrelator::program_hash (),
+    ProgramSpec spec;
+    FftCorrelator::add_program_sources (&spec);
+    if (Error e = cl::build_program (dev, spec.source, spec.hash,
                                          "-cl-std=CL1.2" + FftCorrelator::options (compact), &prog)) {
       CHECK_MSG (false, "build: %s", e.message.c_str ());
       return finish ();

@@ -57,7 +57,9 @@ int main (int argc, char **argv) {
     FhogParams p;
     p.pad_rows = p.pad_cols = pad;
     cl::Program prog;
-    if (Error e = cl::build_program (dev, FhogDevice::source (), FhogDevice::source_hash (),
+    ProgramSpec spec;
+    FhogDevice::add_sources (&spec);
+    if (Error e = cl::build_program (dev, spec.source, spec.hash,
                                          "-cl-std=CL1.2 " + FhogDevice::options (dev, p, 1), &prog)) {
       std::fprintf (stderr, "build: %s\n", e.message.c_str ());
       return 1;

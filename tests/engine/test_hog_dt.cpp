@@ -71,7 +71,9 @@ int main (int argc, char **argv) {
   const DtHogParams p;
   const int rows = 15, cols = 7; // OpenCV's people window, 64 x 128
   cl::Program prog;
-  if (Error e = cl::build_program (dev, DtDevice::source (), DtDevice::source_hash (),
+  ProgramSpec spec;
+  DtDevice::add_sources (&spec);
+  if (Error e = cl::build_program (dev, spec.source, spec.hash,
                                        "-cl-std=CL1.2 " + DtDevice::options (dev, p) +
                                            " -D HOG_FH=15 -D HOG_FW=7 -D HOG_NF=1 -D HOG_FILTER_DIMS=36",
                                        &prog)) {

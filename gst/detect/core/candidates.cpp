@@ -51,4 +51,23 @@ void shuffle_candidates (uint32_t *pairs, uint32_t n, uint64_t seed) {
   }
 }
 
+std::vector<Detection> group_hits (const std::vector<RawHit> &hits, const PyramidGeometry &g, int min_neighbors,
+                                   double eps, bool scored, double least_confidence) {
+  std::vector<Rect> raw;
+  std::vector<float> scores;
+  raw.reserve (hits.size ());
+  for (const RawHit &h : hits) {
+    raw.push_back (h.rect);
+    if (scored)
+      scores.push_back (h.score);
+  }
+  std::vector<Detection> out;
+  for (const GroupedRect &gr : group_rectangles (raw, min_neighbors, eps, scored ? &scores : nullptr)) {
+    const Rect r = clip_rect (gr.rect, g.image_width, g.image_height);
+    if (r.width > 0 && r.height > 0 && gr.confidence >= least_confidence)
+      out.push_back ({r, gr.neighbors, gr.confidence, scored ? gr.score : 0.f, 0});
+  }
+  return out;
+}
+
 } // namespace gpudetect

@@ -41,6 +41,13 @@ struct Detection {
 // index (the order does not depend on the device's).
 std::vector<RawHit> decode_candidates (const PyramidGeometry &g, const uint32_t *pairs, uint32_t n);
 
+// The objects of a frame's raw windows by OpenCV's grouping (eps, at least
+// min_neighbors + 1 windows), clipped to the frame as detectMultiScale
+// clips them; `scored`: each object keeps its best window's score; objects
+// whose confidence is below `least_confidence` are dropped.
+std::vector<Detection> group_hits (const std::vector<RawHit> &hits, const PyramidGeometry &g, int min_neighbors,
+                                   double eps, bool scored, double least_confidence = 0.0);
+
 // Puts `n` (window, score bits) pairs in another order, the same for the same
 // seed: the order a device's compaction might have written them in.
 void shuffle_candidates (uint32_t *pairs, uint32_t n, uint64_t seed);

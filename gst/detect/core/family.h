@@ -80,6 +80,11 @@ inline void add_warp_ptx (const cl::DeviceInfo &dev, ProgramSpec *out) {
   out->options += " " + out->optional_option;
 }
 
+// The core's kernels a family's program starts with: the warp votes, the
+// compaction, the candidates' record and, where `pyramid`, the resampling
+// and integral pyramid (kernels/*.cl).
+void add_core_sources (ProgramSpec *out, bool pyramid = true);
+
 // A frame's launches: the core chains the first after the upload, and keeps
 // each command's profiling event under its phase (an index into the
 // family's Family::phases).
@@ -107,10 +112,11 @@ struct FrameBuffers {
 
 class Family {
 public:
-  // `phases`: the names of the phases its launches are timed under.
-  explicit Family (std::vector<std::string> phases) : phases_ (std::move (phases)) {}
+  // `info`: its model's (model_info); `phases`: the names of the phases its
+  // launches are timed under.
+  Family (ModelInfo info, std::vector<std::string> phases) : info_ (std::move (info)), phases_ (std::move (phases)) {}
   virtual ~Family () = default;
-  virtual const ModelInfo &info () const = 0;
+  const ModelInfo &info () const { return info_; }
   // The phases its launches are timed under (StageTimes), named for people:
   // Launcher::launch's `phase` indexes this list.
   const std::vector<std::string> &phases () const { return phases_; }
@@ -140,8 +146,21 @@ public:
   virtual std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                          const SearchParams &p) const = 0;
 
+protected:
+  ModelInfo info_; // the family completes its window and description
+
 private:
   std::vector<std::string> phases_;
 };
+
+// A model's file and default label (every model type has path and
+// default_label), as `family` reads it.
+template <typename Model> ModelInfo model_info (const char *family, const Model &m) {
+  ModelInfo i;
+  i.path = m.path;
+  i.family = family;
+  i.label = m.default_label;
+  return i;
+}
 
 } // namespace gpudetect

@@ -206,4 +206,22 @@ PyramidGeometry plan_pyramid_octaves (int iw, int ih, int ww, int wh, int levels
   return g;
 }
 
+PyramidGeometry feature_geometry (int image_width, int image_height, Size2 window, std::vector<PyramidLevel> levels) {
+  PyramidGeometry g;
+  g.image_width = image_width;
+  g.image_height = image_height;
+  g.window_width = window.width;
+  g.window_height = window.height;
+  int first = 0;
+  for (PyramidLevel &l : levels) {
+    l.win_width = l.win_width ? l.win_width : window.width;
+    l.win_height = l.win_height ? l.win_height : window.height;
+    l.first_window = first;
+    first += l.nx * l.ny;
+  }
+  g.levels = std::move (levels);
+  g.total_windows = first;
+  return g;
+}
+
 } // namespace gpudetect

@@ -80,6 +80,11 @@ PyramidGeometry plan_pyramid_octaves (int image_width, int image_height, int win
 // appended to `tab`.
 void linear_exact_table (int src, int dst, double inv_scale, std::vector<int32_t> *tab);
 
+// The geometry of levels a family plans itself (linear HOG filters, DPM):
+// each level's size, scale, step and window grid as given (its window size
+// the model's where left 0); the windows numbered one level after another.
+PyramidGeometry feature_geometry (int image_width, int image_height, Size2 window, std::vector<PyramidLevel> levels);
+
 // OpenCV's cvRound: round half to even.
 int round_half_even (double v);
 

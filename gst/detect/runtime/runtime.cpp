@@ -3,6 +3,20 @@
 #include <algorithm>
 
 namespace gpudetect {
+
+void ProgramSpec::add (const char *text, uint64_t text_hash) {
+  hash = source.empty () ? text_hash : cl::fnv1a (&text_hash, sizeof text_hash, hash);
+  source += source.empty () ? "" : "\n";
+  source += text;
+}
+
+void ProgramSpec::add (const std::string &generated) {
+  hash = source.empty () ? cl::fnv1a (generated.data (), generated.size ())
+                         : cl::fnv1a (generated.data (), generated.size (), hash);
+  source += source.empty () ? "" : "\n";
+  source += generated;
+}
+
 namespace runtime {
 
 bool many_lanes (const cl::DeviceInfo &d) {

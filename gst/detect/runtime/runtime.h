@@ -24,6 +24,12 @@ struct ProgramSpec {
   // An option whose build failure is retried without it (and without the
   // register limits): code a driver may refuse, with a portable fallback.
   std::string optional_option;
+
+  // Appends OpenCL C: an embedded file (its text and hash, kernels.h), or
+  // text made at run time (hashed here); the program's hash folds every
+  // piece's in order.
+  void add (const char *text, uint64_t text_hash);
+  void add (const std::string &generated);
 };
 
 namespace runtime {

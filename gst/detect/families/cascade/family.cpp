@@ -49,18 +49,15 @@ struct DevHaarFeature {
 class CascadeFamily final : public Family {
 public:
   explicit CascadeFamily (CascadeModel m)
-      : Family ({"pyramid", "integral", "tilted integral", "first stages", "later stages"}), model_ (std::move (m)) {
+      : Family (model_info ("cascade", m), {"pyramid", "integral", "tilted integral", "first stages", "later stages"}),
+        model_ (std::move (m)) {
     const bool haar = model_.feature_type == CascadeModel::FeatureType::Haar;
-    info_.path = model_.path;
-    info_.family = "cascade";
-    info_.label = model_.default_label;
     info_.window = {model_.window_width, model_.window_height};
     info_.description = std::string (haar ? "Haar" : "LBP") + " cascade, " + std::to_string (model_.stages.size ()) +
                         " stages, window " + std::to_string (model_.window_width) + "x" +
                         std::to_string (model_.window_height);
   }
 
-  const ModelInfo &info () const override { return info_; }
   const char *threshold_meaning () const override { return "the least confidence of a reported object"; }
   bool gpu_schedule () const override { return gpu_schedule_; }
 
@@ -86,7 +83,6 @@ private:
   std::vector<cl_int> feature_offsets (int stride) const;
 
   CascadeModel model_;
-  ModelInfo info_;
   IntegralPyramid integral_;
   bool gpu_schedule_ = true;
   // cascade-first-stages=N (GPU schedule): stages cascade_first runs (default
@@ -212,16 +208,12 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   // alt2 (measured on PoCL).
   int vec_stages = vector_stages_ >= 0 ? vector_stages_ : (haar ? stages_within_trees (model_, 100) : 3);
   const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages);
-  out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
-                kernels::candidates_source + "\n" +
-                kernels::pyramid_source + "\n" + kernels::cascade_types_source + "\n" +
-                kernels::cascade_eval_source + "\n" + gen.source + "\n" + vec.source + "\n" + kernels::cascade_source;
-  uint64_t hash = kernels::warp_hash;
-  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::cascade_types_hash,
-                     kernels::cascade_eval_hash, kernels::cascade_hash})
-    hash = cl::fnv1a (&h, sizeof h, hash);
-  hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
-  out->hash = cl::fnv1a (vec.source.data (), vec.source.size (), hash);
+  add_core_sources (out);
+  out->add (kernels::cascade_types_source, kernels::cascade_types_hash);
+  out->add (kernels::cascade_eval_source, kernels::cascade_eval_hash);
+  out->add (gen.source);
+  out->add (vec.source);
+  out->add (kernels::cascade_source, kernels::cascade_hash);
   out->options = opts + (warp_ptx ? " " + out->optional_option : "");
   // NVIDIA GPUs: register limits written into the PTX (the driver ignores
   // -cl-nv-maxrregcount), so that 5 work-groups of 256 fit an SM instead of 4
@@ -401,18 +393,7 @@ Error CascadeFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
 
 std::vector<Detection> CascadeFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                               const SearchParams &p) const {
-  std::vector<Rect> raw;
-  raw.reserve (hits.size ());
-  for (const RawHit &h : hits)
-    raw.push_back (h.rect);
-  // Grouped boxes are clipped to the frame, as OpenCV's detectMultiScale does.
-  std::vector<Detection> out;
-  for (const GroupedRect &gr : group_rectangles (raw, p.min_neighbors)) {
-    Rect r = clip_rect (gr.rect, g.image_width, g.image_height);
-    if (r.width > 0 && r.height > 0 && gr.confidence >= p.threshold.value_or (0.0))
-      out.push_back ({r, gr.neighbors, gr.confidence, 0.f, 0});
-  }
-  return out;
+  return group_hits (hits, g, p.min_neighbors, 0.2, false, p.threshold.value_or (0.0));
 }
 
 } // namespace

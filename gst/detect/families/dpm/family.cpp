@@ -67,10 +67,8 @@ struct Bank {
 class DpmFamily final : public Family {
 public:
   explicit DpmFamily (DpmModel m)
-      : Family ({"pyramid", "hog features", "filters", "parts and scores"}), model_ (std::move (m)) {
-    info_.path = model_.path;
-    info_.family = "dpm";
-    info_.label = model_.default_label;
+      : Family (model_info ("dpm", m), {"pyramid", "hog features", "filters", "parts and scores"}),
+        model_ (std::move (m)) {
     int w = 0, h = 0;
     size_t parts = 0;
     for (const DpmComponent &c : model_.components) {
@@ -115,7 +113,6 @@ public:
     nplanes_ = plane;
   }
 
-  const ModelInfo &info () const override { return info_; }
   const char *threshold_meaning () const override {
     return "the least score (root + parts - deformation + bias, as cv::dpm reports it) of an object";
   }
@@ -135,16 +132,10 @@ public:
     info_.description = description_ + (nfft == 0 ? ", direct correlation"
                                         : nfft == static_cast<int> (banks_.size ()) ? ", FFT correlation"
                                                                                     : ", FFT and direct correlation");
-    out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
-                  kernels::candidates_source + "\n" + kernels::pyramid_source + "\n" + kernels::dpm_source;
-    uint64_t hash = kernels::warp_hash;
-    for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::dpm_hash})
-      hash = hash * 1099511628211ull ^ h;
-    if (nfft > 0) {
-      out->source += "\n" + FftCorrelator::source ();
-      hash = hash * 1099511628211ull ^ FftCorrelator::source_hash ();
-    }
-    out->hash = hash;
+    add_core_sources (out);
+    out->add (kernels::dpm_source, kernels::dpm_hash);
+    if (nfft > 0)
+      FftCorrelator::add_source (out);
     out->options = " -D DPM_D=" + std::to_string (kDpmDims) + " -D DPM_FMAX=" + std::to_string (std::max (fmax_, 1)) +
                    " -D DPM_NCOMP=" + std::to_string (model_.components.size ()) +
                    " -D DPM_HW=" + std::to_string (kDpmHalfWindow) + " -D DPM_CMAX=" + std::to_string (model_.sbin);
@@ -253,7 +244,6 @@ public:
 
 private:
   DpmModel model_;
-  ModelInfo info_;
   std::string description_;
   std::vector<Bank> banks_;
   std::vector<std::unique_ptr<FftCorrelator>> ffts_; // per bank, where it takes the FFT path
@@ -303,13 +293,8 @@ private:
 
 PyramidGeometry DpmFamily::plan (int width, int height, const SearchParams &) const {
   const DpmPlan dp = plan_dpm (width, height, model_);
-  PyramidGeometry g;
-  g.image_width = width;
-  g.image_height = height;
-  g.window_width = info_.window.width;
-  g.window_height = info_.window.height;
   const int nc = static_cast<int> (model_.components.size ());
-  int first = 0;
+  std::vector<PyramidLevel> levels;
   for (size_t li = 0; li < dp.levels.size (); li++) {
     const DpmLevel &dl = dp.levels[li];
     PyramidLevel l;
@@ -322,14 +307,9 @@ PyramidGeometry DpmFamily::plan (int width, int height, const SearchParams &) co
       roots = roots || dpm_root_range (model_, dp, static_cast<int> (li), c).x1 > 0;
     l.nx = roots ? dl.feat_w * nc : 0;
     l.ny = roots ? dl.feat_h : 0;
-    l.first_window = first;
-    first += l.nx * l.ny;
-    l.win_width = info_.window.width;
-    l.win_height = info_.window.height;
-    g.levels.push_back (l);
+    levels.push_back (l);
   }
-  g.total_windows = first;
-  return g;
+  return feature_geometry (width, height, info_.window, std::move (levels));
 }
 
 Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,

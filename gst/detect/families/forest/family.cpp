@@ -40,10 +40,8 @@ constexpr size_t kMaxListItems = size_t (1) << 22;
 class ForestFamily final : public Family {
 public:
   explicit ForestFamily (ForestModel m)
-      : Family ({"pyramid", "channels", "first stages", "later stages"}), model_ (std::move (m)) {
-    info_.path = model_.path;
-    info_.family = "forest";
-    info_.label = model_.default_label;
+      : Family (model_info ("forest", m), {"pyramid", "channels", "first stages", "later stages"}),
+        model_ (std::move (m)) {
     info_.window = {model_.window_width, model_.window_height};
     info_.description = "random forest, " + std::to_string (model_.stages.size ()) + " stages, " +
                         std::to_string (model_.trees ()) + " trees of " + std::to_string (model_.nodes_per_tree) +
@@ -52,7 +50,6 @@ public:
                         std::to_string (model_.levels_per_octave) + " levels an octave";
   }
 
-  const ModelInfo &info () const override { return info_; }
   const char *lost_hint () const override {
     return "a regroup list was full (it holds up to 4 Mi windows); a larger min-size or a smaller search region "
            "gives fewer windows";
@@ -86,7 +83,6 @@ private:
   cl_long gamma (const SearchParams &p) const { return forest_final (p.threshold ? *p.threshold : model_.threshold); }
 
   ForestModel model_;
-  ModelInfo info_;
   bool gpu_schedule_ = true;
   // forest-regroup=11,154,600 (GPU schedule): the stages before which the
   // windows still alive are compacted into a list and the evaluation is
@@ -153,12 +149,8 @@ Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
   out->options = opts;
   if (gpu_schedule_)
     add_warp_ptx (dev, out);
-  out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
-                kernels::candidates_source + "\n" + kernels::pyramid_source + "\n" + kernels::forest_source;
-  uint64_t hash = kernels::warp_hash;
-  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::forest_hash})
-    hash = cl::fnv1a (&h, sizeof h, hash);
-  out->hash = hash;
+  add_core_sources (out);
+  out->add (kernels::forest_source, kernels::forest_hash);
   groups_ = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
   return {};
 }
@@ -350,21 +342,7 @@ Error ForestFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
 
 std::vector<Detection> ForestFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                              const SearchParams &p) const {
-  std::vector<Rect> raw;
-  std::vector<float> scores;
-  raw.reserve (hits.size ());
-  scores.reserve (hits.size ());
-  for (const RawHit &h : hits) {
-    raw.push_back (h.rect);
-    scores.push_back (h.score);
-  }
-  std::vector<Detection> out;
-  for (const GroupedRect &gr : group_rectangles (raw, p.min_neighbors, 0.2, &scores)) {
-    const Rect r = clip_rect (gr.rect, g.image_width, g.image_height);
-    if (r.width > 0 && r.height > 0)
-      out.push_back ({r, gr.neighbors, gr.confidence, gr.score, 0});
-  }
-  return out;
+  return group_hits (hits, g, p.min_neighbors, 0.2, true);
 }
 
 } // namespace

@@ -25,18 +25,15 @@ enum : int { kPyramid, kFeatures, kFilters };
 class DtHogFamily final : public Family {
 public:
   explicit DtHogFamily (HogFilterModel m)
-      : Family ({"pyramid", "hog features", "filters"}), model_ (std::move (m)) {
+      : Family (model_info ("hogfilter", m), {"pyramid", "hog features", "filters"}),
+        model_ (std::move (m)) {
     const DtHogParams &p = model_.dt;
-    info_.path = model_.path;
-    info_.family = "hogfilter";
-    info_.label = model_.default_label;
     info_.window = {(model_.cols - 1) * p.block_stride + p.block, (model_.rows - 1) * p.block_stride + p.block};
     description_ = "Dalal-Triggs HOG, a linear SVM of " + std::to_string (model_.rows) + "x" +
                    std::to_string (model_.cols) + " blocks of " + std::to_string (model_.dims ()) + " features";
     info_.description = description_ + ", direct correlation";
   }
 
-  const ModelInfo &info () const override { return info_; }
   const char *threshold_meaning () const override {
     return "the least SVM score of a window (OpenCV's hitThreshold)";
   }
@@ -45,9 +42,8 @@ public:
   Error options (const Tuning &t) override { return check_hog_eval (t); }
   Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
-    out->source = DtDevice::source () + "\n" + FftCorrelator::source ();
-    const uint64_t fh = FftCorrelator::source_hash ();
-    out->hash = cl::fnv1a (&fh, sizeof fh, DtDevice::source_hash ());
+    DtDevice::add_sources (out);
+    FftCorrelator::add_source (out);
     out->options = DtDevice::options (env.dev, model_.dt) + " -D HOG_FH=" + std::to_string (model_.rows) +
                    " -D HOG_FW=" + std::to_string (model_.cols) + " -D HOG_NF=1 -D HOG_FILTER_DIMS=" +
                    std::to_string (model_.dims ());
@@ -74,13 +70,8 @@ public:
 
   PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
     const DtPlan dp = plan_dt (width, height, model_.dt, model_.rows, model_.cols, p.min_size, p.max_size, false);
-    PyramidGeometry g;
-    g.image_width = width;
-    g.image_height = height;
-    g.window_width = dp.window_width;
-    g.window_height = dp.window_height;
-    for (size_t k = 0; k < dp.levels.size (); k++) {
-      const DtLevel &dl = dp.levels[k];
+    std::vector<PyramidLevel> levels;
+    for (const DtLevel &dl : dp.levels) {
       PyramidLevel l;
       l.scale = static_cast<float> (dl.scale);
       l.width = dl.width;
@@ -90,11 +81,9 @@ public:
       l.step = model_.dt.block_stride;
       l.nx = dl.windows_x;
       l.ny = dl.windows_y;
-      l.first_window = dl.first_window;
-      g.levels.push_back (l);
+      levels.push_back (l);
     }
-    g.total_windows = dp.windows;
-    return g;
+    return feature_geometry (width, height, {dp.window_width, dp.window_height}, std::move (levels));
   }
 
   Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
@@ -168,7 +157,6 @@ public:
 
 private:
   HogFilterModel model_;
-  ModelInfo info_;
   std::string description_;
   bool gpu_schedule_ = true;
   FilterEvaluator eval_;

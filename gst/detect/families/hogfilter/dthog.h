@@ -123,8 +123,8 @@ std::vector<float> dt_blocks (const DtHogParams &p, const DtLevel &l, const std:
 // lanes where the others read OpenCV's table: the same IEEE square roots.
 class DtDevice {
 public:
-  static std::string source ();
-  static uint64_t source_hash ();
+  // The program's sources: the core's, kernels/hog.cl and hog_dt.cl.
+  static void add_sources (ProgramSpec *out);
   // -D options for a program built for `p`; the device decides the
   // rounding options.
   static std::string options (const cl::Device &dev, const DtHogParams &p);

@@ -28,10 +28,8 @@ enum : int { kPyramid, kFeatures, kFilters };
 class HogFilterFamily final : public Family {
 public:
   explicit HogFilterFamily (HogFilterModel m)
-      : Family ({"pyramid", "hog features", "filters"}), model_ (std::move (m)) {
-    info_.path = model_.path;
-    info_.family = "hogfilter";
-    info_.label = model_.default_label;
+      : Family (model_info ("hogfilter", m), {"pyramid", "hog features", "filters"}),
+        model_ (std::move (m)) {
     info_.window = {model_.cols * model_.cell, model_.rows * model_.cell};
     description_ = "linear HOG filters, " + std::to_string (model_.filters.size ()) + " of " +
                    std::to_string (model_.rows) + "x" + std::to_string (model_.cols) + " FHOG cells of " +
@@ -39,7 +37,6 @@ public:
     info_.description = description_ + ", direct correlation";
   }
 
-  const ModelInfo &info () const override { return info_; }
   const char *threshold_meaning () const override {
     return "the least confidence (filter score minus the filter's bias) of an object";
   }
@@ -49,9 +46,8 @@ public:
   Error program (const BuildEnv &env, ProgramSpec *out) override {
     gpu_schedule_ = env.gpu_schedule;
     const int nf = static_cast<int> (model_.filters.size ());
-    out->source = FhogDevice::source () + "\n" + FftCorrelator::source ();
-    const uint64_t fh = FftCorrelator::source_hash ();
-    out->hash = cl::fnv1a (&fh, sizeof fh, FhogDevice::source_hash ());
+    FhogDevice::add_sources (out);
+    FftCorrelator::add_source (out);
     out->options = FhogDevice::options (env.dev, model_.fhog (), nf);
     if (Error e = eval_.program (env, nf, model_.rows, model_.cols, out))
       return e;
@@ -81,7 +77,6 @@ public:
 
 private:
   HogFilterModel model_;
-  ModelInfo info_;
   std::string description_;
   bool gpu_schedule_ = true;
   FilterEvaluator eval_;
@@ -93,13 +88,8 @@ PyramidGeometry HogFilterFamily::plan (int width, int height, const SearchParams
   // positions (x filters across); the FHOG plan itself is made again in
   // geometry() from the frame size.
   const FhogPlan fp = plan_fhog (width, height, model_.fhog ());
-  PyramidGeometry g;
-  g.image_width = width;
-  g.image_height = height;
-  g.window_width = info_.window.width;
-  g.window_height = info_.window.height;
   const int nf = static_cast<int> (model_.filters.size ());
-  int first = 0;
+  std::vector<PyramidLevel> levels;
   for (const FhogLevel &fl : fp.levels) {
     PyramidLevel l;
     l.width = fl.width;
@@ -109,14 +99,9 @@ PyramidGeometry HogFilterFamily::plan (int width, int height, const SearchParams
     const int px = std::max (fl.feat_cols - model_.cols + 1, 0), py = std::max (fl.feat_rows - model_.rows + 1, 0);
     l.nx = px * nf;
     l.ny = px > 0 ? py : 0;
-    l.first_window = first;
-    first += l.nx * l.ny;
-    l.win_width = info_.window.width;
-    l.win_height = info_.window.height;
-    g.levels.push_back (l);
+    levels.push_back (l);
   }
-  g.total_windows = first;
-  return g;
+  return feature_geometry (width, height, info_.window, std::move (levels));
 }
 
 Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,

@@ -55,22 +55,13 @@ Error choose_fft (const BuildEnv &env, int filters, int rows, int cols, bool *ff
   return {};
 }
 
-std::string FftCorrelator::source () { return kernels::hog_fft_source; }
-
-uint64_t FftCorrelator::source_hash () { return kernels::hog_fft_hash; }
+void FftCorrelator::add_source (ProgramSpec *out) { out->add (kernels::hog_fft_source, kernels::hog_fft_hash); }
 
 std::string FftCorrelator::options (bool compact) { return compact ? " -D FFT_COMPACT" : ""; }
 
-std::string FftCorrelator::program_source () {
-  return std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" + kernels::candidates_source +
-         "\n" + kernels::hog_fft_source;
-}
-
-uint64_t FftCorrelator::program_hash () {
-  uint64_t hash = kernels::warp_hash;
-  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::hog_fft_hash})
-    hash = cl::fnv1a (&h, sizeof h, hash);
-  return hash;
+void FftCorrelator::add_program_sources (ProgramSpec *out) {
+  add_core_sources (out, false);
+  add_source (out);
 }
 
 Error FftCorrelator::setup (const cl::Device &dev, const cl::Program &program, const FilterBank &bank, bool gpu,

@@ -80,12 +80,10 @@ public:
   // kernels/hog_fft.cl (after compact.cl and candidates.cl in a program),
   // and its options; compact (GPU schedule): candidates through work-groups
   // of WGF lanes.
-  static std::string source ();
-  static uint64_t source_hash ();
+  static void add_source (ProgramSpec *out);
   static std::string options (bool compact);
   // A program of its own: the core kernels it needs, then hog_fft.cl.
-  static std::string program_source ();
-  static uint64_t program_hash ();
+  static void add_program_sources (ProgramSpec *out);
 
   // gpu: the GPU schedule's kernels (a work-item per float, frequency or
   // position), else the CPU schedule's (a work-item per row).

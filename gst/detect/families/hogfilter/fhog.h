@@ -83,8 +83,8 @@ std::vector<float> fhog_features (const FhogLevel &l, const std::vector<float> &
 // after the first, gradients, cells, features).
 class FhogDevice {
 public:
-  static std::string source ();
-  static uint64_t source_hash ();
+  // The program's sources: the core's and kernels/hog.cl.
+  static void add_sources (ProgramSpec *out);
   // -D options for a program built for `p` (and its filters' count); the
   // device decides the rounding options.
   static std::string options (const cl::Device &dev, const FhogParams &p, int filters);

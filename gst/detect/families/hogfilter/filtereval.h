@@ -30,7 +30,7 @@ public:
   // and adds the options it needs to the program (HOG_COMPACT and the FFT
   // path's where the candidates go through the compaction, the warp votes'
   // PTX on NVIDIA GPUs).  The program's source must hold hog.cl and
-  // FftCorrelator::source ().
+  // FftCorrelator::add_source.
   Error program (const BuildEnv &env, int filters, int rows, int cols, ProgramSpec *out);
   bool fft () const { return fft_; }
   const char *evaluation () const { return fft_ ? "FFT correlation" : "direct correlation"; }

@@ -60,10 +60,8 @@ cl_int set_arg (cl_kernel k, cl_uint i, const Gamma &g) {
 class WaldBoostFamily final : public Family {
 public:
   explicit WaldBoostFamily (WaldBoostModel m)
-      : Family ({"pyramid", "integral", "first stages", "later stages"}), model_ (std::move (m)) {
-    info_.path = model_.path;
-    info_.family = "waldboost";
-    info_.label = model_.default_label;
+      : Family (model_info ("waldboost", m), {"pyramid", "integral", "first stages", "later stages"}),
+        model_ (std::move (m)) {
     info_.window = {model_.window_width, model_.window_height};
     info_.description = std::string ("WaldBoost MB-LBP") +
                         (model_.format == WaldBoostModel::Format::XObjDetect ? " (OpenCV xobjdetect)" : "") + ", " +
@@ -72,7 +70,6 @@ public:
                         std::to_string (model_.window_height);
   }
 
-  const ModelInfo &info () const override { return info_; }
   const char *lost_hint () const override {
     return "a reduction list was full; smaller waldboost-divisors (tuning property) give the lists more room";
   }
@@ -119,7 +116,6 @@ private:
   }
 
   WaldBoostModel model_;
-  ModelInfo info_;
   IntegralPyramid integral_;
   bool gpu_schedule_ = true;
   std::vector<int> divisors_;
@@ -189,12 +185,8 @@ Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
   out->options = opts;
   if (gpu_schedule_)
     add_warp_ptx (dev, out);
-  out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
-                kernels::candidates_source + "\n" + kernels::pyramid_source + "\n" + kernels::waldboost_source;
-  uint64_t hash = kernels::warp_hash;
-  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::waldboost_hash})
-    hash = cl::fnv1a (&h, sizeof h, hash);
-  out->hash = hash;
+  add_core_sources (out);
+  out->add (kernels::waldboost_source, kernels::waldboost_hash);
   groups_ = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
   return {};
 }
@@ -334,23 +326,8 @@ Error WaldBoostFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
 
 std::vector<Detection> WaldBoostFamily::finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
                                                 const SearchParams &p) const {
-  std::vector<Rect> raw;
-  std::vector<float> scores;
-  raw.reserve (hits.size ());
-  scores.reserve (hits.size ());
-  for (const RawHit &h : hits) {
-    raw.push_back (h.rect);
-    scores.push_back (h.score);
-  }
-  std::vector<Detection> out;
   // xobjdetect's WBDetector groups with eps 0.7 (WaldBoost::detect)
-  const double eps = model_.format == WaldBoostModel::Format::XObjDetect ? 0.7 : 0.2;
-  for (const GroupedRect &gr : group_rectangles (raw, p.min_neighbors, eps, &scores)) {
-    const Rect r = clip_rect (gr.rect, g.image_width, g.image_height);
-    if (r.width > 0 && r.height > 0)
-      out.push_back ({r, gr.neighbors, gr.confidence, gr.score, 0});
-  }
-  return out;
+  return group_hits (hits, g, p.min_neighbors, model_.format == WaldBoostModel::Format::XObjDetect ? 0.7 : 0.2, true);
 }
 
 } // namespace
