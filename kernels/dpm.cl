@@ -464,14 +464,7 @@ dpm_scores (__global const float *resp, int plane, __global const float *dt, int
 #ifdef DPM_COMPACT
   __local int scratch[WGF];
   __local uint sbase;
-  const int lid = get_local_id (0);
-  int total;
-  const int rank = wg_rank (keep, lid, scratch, &total);
-  if (lid == 0)
-    sbase = total ? atomic_add (&cand[0], (uint) total) : 0u;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  if (keep)
-    candidate_put (cand, sbase + (uint) rank, capacity, win, s);
+  candidates_append (keep, win, s, cand, capacity, scratch, &sbase, get_local_id (0));
 #else
   if (keep)
     candidate_emit (cand, capacity, win, s);

@@ -513,13 +513,7 @@ hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global c
     const int keep = live && s >= thresholds[f];
     const uint win = (uint) (d.se * HOG_NF + i * HOG_NF + f);
 #ifdef HOG_COMPACT
-    int total;
-    const int rank = wg_rank (keep, lid, scratch, &total);
-    if (lid == 0)
-      sbase = total ? atomic_add (&cand[0], (uint) total) : 0u;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (keep)
-      candidate_put (cand, sbase + (uint) rank, capacity, win, (float) s);
+    candidates_append (keep, win, (float) s, cand, capacity, scratch, &sbase, lid);
     barrier (CLK_LOCAL_MEM_FENCE);
 #else
     if (keep)

@@ -190,12 +190,12 @@ cl::Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
                                                 : (haar ? stages_within_trees (model_, 100) : 3);
   const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages);
   out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
-                kernels::candidates_source + "\n" +
+                kernels::candidates_source + "\n" + kernels::worklist_source + "\n" +
                 kernels::pyramid_source + "\n" + kernels::cascade_types_source + "\n" +
                 kernels::cascade_eval_source + "\n" + gen.source + "\n" + vec.source + "\n" + kernels::cascade_source;
   uint64_t hash = kernels::warp_hash;
-  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::cascade_types_hash,
-                     kernels::cascade_eval_hash, kernels::cascade_hash})
+  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::worklist_hash, kernels::pyramid_hash,
+                     kernels::cascade_types_hash, kernels::cascade_eval_hash, kernels::cascade_hash})
     hash = cl::fnv1a (&h, sizeof h, hash);
   hash = cl::fnv1a (gen.source.data (), gen.source.size (), hash);
   out->hash = cl::fnv1a (vec.source.data (), vec.source.size (), hash);

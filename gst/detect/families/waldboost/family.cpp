@@ -159,9 +159,11 @@ cl::Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
   if (gpu_schedule_)
     add_warp_ptx (dev, out);
   out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
-                kernels::candidates_source + "\n" + kernels::pyramid_source + "\n" + kernels::waldboost_source;
+                kernels::candidates_source + "\n" + kernels::worklist_source + "\n" + kernels::pyramid_source + "\n" +
+                kernels::waldboost_source;
   uint64_t hash = kernels::warp_hash;
-  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::waldboost_hash})
+  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::worklist_hash, kernels::pyramid_hash,
+                     kernels::waldboost_hash})
     hash = cl::fnv1a (&h, sizeof h, hash);
   out->hash = hash;
   groups_ = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
