@@ -129,9 +129,11 @@ public:
                                         : nfft == static_cast<int> (banks_.size ()) ? ", FFT correlation"
                                                                                     : ", FFT and direct correlation");
     out->source = std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" +
-                  kernels::candidates_source + "\n" + kernels::pyramid_source + "\n" + kernels::dpm_source;
+                  kernels::candidates_source + "\n" + kernels::pyramid_source + "\n" + kernels::felzenszwalb_source +
+                  "\n" + kernels::dpm_source;
     uint64_t hash = kernels::warp_hash;
-    for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::dpm_hash})
+    for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash,
+                       kernels::felzenszwalb_hash, kernels::dpm_hash})
       hash = hash * 1099511628211ull ^ h;
     if (nfft > 0) {
       out->source += "\n" + FftCorrelator::source ();

@@ -280,13 +280,14 @@ std::vector<float> dt_blocks (const DtHogParams &p, const DtLevel &l, const std:
 
 std::string DtDevice::source () {
   return std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" + kernels::candidates_source +
-         "\n" + kernels::pyramid_source + "\n" + kernels::hog_source + "\n" + kernels::hog_dt_source;
+         "\n" + kernels::pyramid_source + "\n" + kernels::felzenszwalb_source + "\n" + kernels::hog_source + "\n" +
+         kernels::hog_dt_source;
 }
 
 uint64_t DtDevice::source_hash () {
   uint64_t hash = kernels::warp_hash;
-  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::hog_hash,
-                     kernels::hog_dt_hash})
+  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::felzenszwalb_hash,
+                     kernels::hog_hash, kernels::hog_dt_hash})
     hash = cl::fnv1a (&h, sizeof h, hash);
   return hash;
 }

@@ -282,12 +282,13 @@ std::vector<float> fhog_features (const FhogLevel &l, const std::vector<float> &
 
 std::string FhogDevice::source () {
   return std::string (kernels::warp_source) + "\n" + kernels::compact_source + "\n" + kernels::candidates_source +
-         "\n" + kernels::pyramid_source + "\n" + kernels::hog_source;
+         "\n" + kernels::pyramid_source + "\n" + kernels::felzenszwalb_source + "\n" + kernels::hog_source;
 }
 
 uint64_t FhogDevice::source_hash () {
   uint64_t hash = kernels::warp_hash;
-  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::hog_hash})
+  for (uint64_t h : {kernels::compact_hash, kernels::candidates_hash, kernels::pyramid_hash, kernels::felzenszwalb_hash,
+                     kernels::hog_hash})
     hash = cl::fnv1a (&h, sizeof h, hash);
   return hash;
 }
