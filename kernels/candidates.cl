@@ -11,6 +11,15 @@ inline void candidates_reset (__global uint *c)
   c[1] = 0;
 }
 
+/* A frame's start: a family's 16 list counters (core/integral.h) and its
+ * candidates. */
+inline void frame_reset (__global uint *counters, __global uint *c)
+{
+  for (int k = 0; k < 16; k++)
+    counters[k] = 0;
+  candidates_reset (c);
+}
+
 /* Stores candidate number i (from the count). */
 inline void candidate_put (__global uint *c, uint i, uint capacity, uint win, float score)
 {
@@ -22,4 +31,17 @@ inline void candidate_put (__global uint *c, uint i, uint capacity, uint win, fl
 inline void candidate_emit (__global uint *c, uint capacity, uint win, float score)
 {
   candidate_put (c, atomic_inc (&c[0]), capacity, win, score);
+}
+
+/* Appends the kept lanes' candidates in lane order, one atomic for the
+ * work-group (compact.cl).  Called by the whole work-group; a caller that
+ * calls again first passes a barrier (scratch and sbase are rewritten). */
+inline void candidates_append (int keep, uint win, float score, __global uint *c, uint capacity, __local int *scratch,
+                               __local uint *sbase, int lid)
+{
+  int total;
+  const int rank = wg_rank (keep, lid, scratch, &total);
+  const uint first = wg_reserve (total, &c[0], sbase, lid);
+  if (keep)
+    candidate_put (c, first + (uint) rank, capacity, win, score);
 }

@@ -86,11 +86,9 @@ inline int window_norm (__global const sum_t *p, __global const uint *q, int s, 
 inline void append_kept (int keep, uint win, uint ofs, int rank, int total, int lid, __local uint *sbase,
                          __global uint2 *list, __global uint *counters)
 {
-  if (lid == 0)
-    *sbase = total ? atomic_add (&counters[0], (uint) total) : 0u;
-  barrier (CLK_LOCAL_MEM_FENCE);
+  const uint first = wg_reserve (total, &counters[0], sbase, lid);
   if (keep)
-    list[*sbase + rank] = (uint2) (win, ofs);
+    list[first + rank] = (uint2) (win, ofs);
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
@@ -246,13 +244,7 @@ cascade_list (__global const sum_t *sum, __global const uint *sqsum, __global co
    * windows, and no more than every work-group gets one */
   const uint per_group = (ntotal + get_num_groups (0) - 1) / get_num_groups (0);
   const uint chunk = clamp ((per_group + 31u) & ~31u, 64u, (uint) LIST_CHUNK);
-  for (;;) {
-    if (lid == 0)
-      lbase = atomic_add (&counters[1], chunk);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    const uint base = lbase;
-    if (base >= ntotal)
-      break;
+  for (uint base; (base = worklist_take (&counters[1], chunk, &lbase, lid)) < ntotal;) {
     int n = (int) min (chunk, ntotal - base);
     for (int i = lid; i < n; i += WGL) {
       const uint ofs = list[base + i].y;
@@ -355,12 +347,8 @@ cascade_rows (__global const int8 *levels, __global const int *wrow_map, int nro
               __global const uint *sqsum, __global const uint *tilted, int stride, MODEL_ARGS,
               __global uint *hits, uint hit_capacity)
 {
-  const int gid = get_global_id (0);
-  if (gid >= nrows)
-    return;
-  const int m = wrow_map[gid];
-  const int8 L = levels[m & 1023];
-  const int iy = m >> 10, s = L.s6;
+  LEVEL_ENTRY (wrow_map, nrows, L, iy);
+  const int s = L.s6;
   const size_t row = (size_t) (L.s1 + iy * s) * stride + L.s0;
   int skip = 0;
 #ifdef VEC_STAGES

@@ -5,17 +5,20 @@
  * order: wg_rank gives each its place, one atomic per work-group reserves
  * them. */
 #define WGF 256
-/* Inclusive prefix sum of a[0..WGF) in place.  Called by the whole work-group. */
-inline void wg_inclusive_sum (__local int *a, int lid)
-{
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int off = 1; off < WGF; off <<= 1) {
-    const int v = lid >= off ? a[lid - off] : 0;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    a[lid] += v;
-    barrier (CLK_LOCAL_MEM_FENCE);
+/* Inclusive prefix sum of a[0..WGF) of T in place (the int one here, a family
+ * makes others).  Called by the whole work-group. */
+#define WG_INCLUSIVE_SUM(NAME, T)                                                                                \
+  inline void NAME (__local T *a, int lid)                                                                     \
+  {                                                                                                            \
+    barrier (CLK_LOCAL_MEM_FENCE);                                                                             \
+    for (int off = 1; off < WGF; off <<= 1) {                                                                  \
+      const T v = lid >= off ? a[lid - off] : 0;                                                               \
+      barrier (CLK_LOCAL_MEM_FENCE);                                                                           \
+      a[lid] += v;                                                                                             \
+      barrier (CLK_LOCAL_MEM_FENCE);                                                                           \
+    }                                                                                                          \
   }
-}
+WG_INCLUSIVE_SUM (wg_inclusive_sum, int)
 
 /* The largest v (>= -1) of the lanes before lid, -1 if none, and in *all the
  * largest of the work-group.  scratch: WGF ints of local memory; calls that
@@ -83,3 +86,13 @@ inline int wg_rank (int keep, int lid, __local int *scratch, int *total)
 #endif
 }
 
+/* The first of `total` places the work-group reserves in a list whose count
+ * is *count, one atomic for them all (rank from wg_rank adds each lane's
+ * place).  Called by the whole work-group. */
+inline uint wg_reserve (int total, __global uint *count, __local uint *sbase, int lid)
+{
+  if (lid == 0)
+    *sbase = total ? atomic_add (count, (uint) total) : 0u;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  return *sbase;
+}

@@ -36,6 +36,10 @@ typedef float real;
 #define DPM_CELL_FLOATS 20 /* 18 bins, the energy, one unused */
 #define DPM_TILE 64        /* positions a work-item of the CPU schedule's row kernels */
 
+HOG_SNAP (dpm_snap, real, int, real, R)
+HOG_ENERGY (dpm_energy, real, __private)
+HOG_SHARE (dpm_share, real, R)
+
 /* The entry of a table of `n` records of `stride` ints whose component k
  * (first item of each) is the largest not above gid. */
 inline int dpm_find (__global const int *t, int n, int stride, int k, int gid)
@@ -131,23 +135,7 @@ dpm_gradients (__global const real *pix, __global const int *images, int nimages
     return;
   __global const real *s = pix + gid;
   const real dy = s[w] - s[-w], dx = s[1] - s[-1];
-  const real uu[9] = {R (1.000), R (0.9397), R (0.7660), R (0.5000), R (0.1736), R (-0.1736), R (-0.5000), R (-0.7660),
-                      R (-0.9397)};
-  const real vv[9] = {R (0.000), R (0.3420), R (0.6428), R (0.8660), R (0.9848), R (0.9848), R (0.8660), R (0.6428),
-                      R (0.3420)};
-  real best = 0;
-  int o = 0;
-  for (int k = 0; k < 9; k++) {
-    const real dot = uu[k] * dx + vv[k] * dy;
-    if (dot > best) {
-      best = dot;
-      o = k;
-    } else if (-dot > best) {
-      best = -dot;
-      o = k + 9;
-    }
-  }
-  grad_o[gid] = (uchar) o;
+  grad_o[gid] = (uchar) dpm_snap (dx, dy);
   grad_v[gid] = sqrt (dx * dx + dy * dy);
 }
 
@@ -176,16 +164,13 @@ dpm_cells (__global const uchar *grad_o, __global const real *grad_v, __global c
   /* the columns' weights (this cell's share of a pixel's vote), once */
   real wxs[2 * DPM_CMAX];
   for (int x = xa; x <= xb; x++) {
-    const real xp = ((real) x + R (0.5)) / (real) c - R (0.5);
-    const int ixp = (int) floor (xp);
-    const real vx0 = xp - (real) ixp, vx1 = R (1.0) - vx0;
-    wxs[x - xa] = ixp == bx ? vx1 : vx0;
+    int ixp;
+    const real vx0 = dpm_share (x, c, &ixp);
+    wxs[x - xa] = ixp == bx ? R (1.0) - vx0 : vx0;
   }
   for (int y = ya; y <= yb; y++) {
-    const real yp = ((real) y + R (0.5)) / (real) c - R (0.5);
-    const int iyp = (int) floor (yp);
-    const real vy0 = yp - (real) iyp, vy1 = R (1.0) - vy0;
-    const real wy = iyp == by ? vy1 : vy0;
+    int iyp;
+    const real vy0 = dpm_share (y, c, &iyp), wy = iyp == by ? R (1.0) - vy0 : vy0;
     const size_t row = (size_t) min (y, h - 2) * w;
     for (int x = xa; x <= xb; x++) {
       const size_t at = row + min (x, w - 2);
@@ -193,12 +178,9 @@ dpm_cells (__global const uchar *grad_o, __global const real *grad_v, __global c
     }
   }
   __global real *out = cells + (size_t) gid * DPM_CELL_FLOATS;
-  real e = 0;
-  for (int o = 0; o < 9; o++)
-    e += (hist[o] + hist[o + 9]) * (hist[o] + hist[o + 9]);
   for (int o = 0; o < 18; o++)
     out[o] = hist[o];
-  out[18] = e;
+  out[18] = dpm_energy (hist);
 }
 
 /* One work-item per position of every level's padded feature plane: its 32
@@ -464,14 +446,7 @@ dpm_scores (__global const float *resp, int plane, __global const float *dt, int
 #ifdef DPM_COMPACT
   __local int scratch[WGF];
   __local uint sbase;
-  const int lid = get_local_id (0);
-  int total;
-  const int rank = wg_rank (keep, lid, scratch, &total);
-  if (lid == 0)
-    sbase = total ? atomic_add (&cand[0], (uint) total) : 0u;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  if (keep)
-    candidate_put (cand, sbase + (uint) rank, capacity, win, s);
+  candidates_append (keep, win, s, cand, capacity, scratch, &sbase, get_local_id (0));
 #else
   if (keep)
     candidate_emit (cand, capacity, win, s);

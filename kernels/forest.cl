@@ -56,19 +56,24 @@ typedef struct {
   uint ofs;    /* the window's origin in the atlas */
   long sum;    /* the running sum */
 } forest_item_t;
+WORKLIST_LOAD (forest_item_load, forest_item_t)
 
 /* --- preprocessing --- */
+
+/* [B0 B1 B0] / 16 over three values: the blurs' one direction. */
+#define FOREST_BLUR3(a, b, c) (FOREST_B0 * ((a) + (c)) + FOREST_B1 * (b))
+/* Column x of the frame blurred down over source rows r0, r1, r2. */
+#define FOREST_COL(x)                                                                                            \
+  FOREST_BLUR3 (luma (r0 + (x) * src_bpp, src_bpp, rgb), luma (r1 + (x) * src_bpp, src_bpp, rgb),             \
+                luma (r2 + (x) * src_bpp, src_bpp, rgb))
 
 __kernel void
 forest_blur_frame (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, int width, int height,
                    __global ushort *blurred, __global uint *counters, __global uint *cand)
 {
   const int gid = get_global_id (0);
-  if (gid == 0) {
-    for (int k = 0; k < 16; k++)
-      counters[k] = 0;
-    candidates_reset (cand);
-  }
+  if (gid == 0)
+    frame_reset (counters, cand);
   if (gid >= width * height)
     return;
   const int y = gid / width, x = gid - y * width;
@@ -76,11 +81,7 @@ forest_blur_frame (__global const uchar *src, int src_stride, int src_bpp, int4 
   __global const uchar *r0 = src + (size_t) max (y - 1, 0) * src_stride;
   __global const uchar *r1 = src + (size_t) y * src_stride;
   __global const uchar *r2 = src + (size_t) min (y + 1, height - 1) * src_stride;
-#define FOREST_ROW(r)                                                                                            \
-  (FOREST_B0 * (luma ((r) + xm * src_bpp, src_bpp, rgb) + luma ((r) + xp * src_bpp, src_bpp, rgb)) +          \
-   FOREST_B1 * luma ((r) + x * src_bpp, src_bpp, rgb))
-  blurred[gid] = (ushort) (FOREST_B0 * (FOREST_ROW (r0) + FOREST_ROW (r2)) + FOREST_B1 * FOREST_ROW (r1));
-#undef FOREST_ROW
+  blurred[gid] = (ushort) FOREST_BLUR3 (FOREST_COL (xm), FOREST_COL (x), FOREST_COL (xp));
 }
 
 /* CPU schedule of the same: a work-item per row, each column's vertical sum
@@ -90,28 +91,21 @@ forest_blur_frame_rows (__global const uchar *src, int src_stride, int src_bpp, 
                         __global ushort *blurred, __global uint *counters, __global uint *cand)
 {
   const int y = get_global_id (0);
-  if (y == 0) {
-    for (int k = 0; k < 16; k++)
-      counters[k] = 0;
-    candidates_reset (cand);
-  }
+  if (y == 0)
+    frame_reset (counters, cand);
   if (y >= height)
     return;
   __global const uchar *r0 = src + (size_t) max (y - 1, 0) * src_stride;
   __global const uchar *r1 = src + (size_t) y * src_stride;
   __global const uchar *r2 = src + (size_t) min (y + 1, height - 1) * src_stride;
   __global ushort *out = blurred + (size_t) y * width;
-#define FOREST_COL(x)                                                                                            \
-  (FOREST_B0 * (luma (r0 + (x) * src_bpp, src_bpp, rgb) + luma (r2 + (x) * src_bpp, src_bpp, rgb)) +          \
-   FOREST_B1 * luma (r1 + (x) * src_bpp, src_bpp, rgb))
   uint vl = FOREST_COL (0), vc = vl;
   for (int x = 0; x < width; x++) {
     const uint vr = x + 1 < width ? FOREST_COL (x + 1) : vc;
-    out[x] = (ushort) (FOREST_B0 * (vl + vr) + FOREST_B1 * vc);
+    out[x] = (ushort) FOREST_BLUR3 (vl, vc, vr);
     vl = vc;
     vc = vr;
   }
-#undef FOREST_COL
 }
 
 /* Level descriptors: int8 x0, y0 (the plane's origin in the atlas), cells
@@ -170,8 +164,8 @@ forest_blur_cells (__global const int8 *levels, __global const int *cell_rows, i
   __global int *out = atlas + base + (size_t) cy * stride;
   for (int cx = lane; cx < L.s2; cx += FOREST_LANES) {
     const int xm = max (cx - 1, 0), xp = min (cx + 1, L.s2 - 1);
-#define FOREST_H(p) (FOREST_B0 * ((p)[xm] + (p)[xp]) + FOREST_B1 * (p)[cx])
-    out[cx] = FOREST_B0 * (FOREST_H (rm) + FOREST_H (rp)) + FOREST_B1 * FOREST_H (rc);
+#define FOREST_H(p) FOREST_BLUR3 ((p)[xm], (p)[cx], (p)[xp])
+    out[cx] = FOREST_BLUR3 (FOREST_H (rm), FOREST_H (rc), FOREST_H (rp));
 #undef FOREST_H
   }
 }
@@ -244,14 +238,7 @@ inline void forest_settle (int alive, uint win, uint ofs, long acc, int last, lo
   }
   int total;
   const int rank = wg_rank (alive, lid, scratch, &total);
-  if (lid == 0) {
-    const uint base = total ? atomic_add (&counters[out_at], (uint) total) : 0u;
-    *sbase = base;
-    if (base + (uint) total > out_cap)
-      atomic_add (&cand[1], base + (uint) total - max (base, out_cap));
-  }
-  barrier (CLK_LOCAL_MEM_FENCE);
-  const uint at = *sbase + (uint) rank;
+  const uint at = worklist_reserve (total, &counters[out_at], out_cap, cand, sbase, lid) + (uint) rank;
   if (alive && at < out_cap) {
     forest_item_t it = {win, ofs, acc};
     out[at] = it;
@@ -274,11 +261,9 @@ forest_first (__global const int8 *levels, __global const int2 *segs, __global c
   __local uint sbase;
   __local int any;
   const int lid = get_local_id (0);
-  const int2 sg = segs[get_group_id (0)];
-  const int8 L = levels[sg.x];
-  const int i = sg.y + lid;
-  int alive = i < L.s4 * L.s5;
-  const int iy = alive ? i / L.s4 : 0, ix = alive ? i - iy * L.s4 : 0;
+  int8 L;
+  int alive, ix, iy;
+  const int i = segment_window (levels, segs, lid, &L, &alive, &ix, &iy);
   const uint ofs = (uint) ((L.s1 + iy) * stride + L.s0 + ix);
   long acc = 0;
   forest_chunks (&alive, &acc, atlas + ofs, FOREST_MODEL_PASS, c0, c1, lnodes, &any, lid);
@@ -300,17 +285,9 @@ forest_more (__global const int *atlas, FOREST_MODEL, int c0, int c1, int last, 
   __local int any;
   const int lid = get_local_id (0);
   const uint n = min (counters[in_at], in_cap); /* past the capacity nothing was stored */
-  for (;;) {
-    if (lid == 0)
-      lbase = atomic_add (&counters[in_at + 1], (uint) WGF);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    const uint base = lbase;
-    if (base >= n)
-      break;
-    int alive = base + lid < n;
-    forest_item_t it = {0, 0, 0};
-    if (alive)
-      it = in[base + lid];
+  for (uint base; (base = worklist_take (&counters[in_at + 1], WGF, &lbase, lid)) < n;) {
+    int alive;
+    const forest_item_t it = forest_item_load (in, base, n, lid, &alive);
     long acc = it.sum;
     forest_chunks (&alive, &acc, atlas + it.ofs, FOREST_MODEL_PASS, c0, c1, lnodes, &any, lid);
     forest_settle (alive, it.win, it.ofs, acc, last, gamma, out, out_at, out_cap, counters, cand, cand_cap, scratch,
@@ -326,12 +303,7 @@ forest_rows (__global const int8 *levels, __global const int *wrow_map, int nrow
              int stride, __global const int4 *nodes, __global const forest_stage_t *stages, int nstages, long gamma,
              __global uint *cand, uint cand_cap)
 {
-  const int gid = get_global_id (0);
-  if (gid >= nrows)
-    return;
-  const int m = wrow_map[gid];
-  const int8 L = levels[m & 1023];
-  const int iy = m >> 10;
+  LEVEL_ENTRY (wrow_map, nrows, L, iy);
   __global const int *row = atlas + (size_t) (L.s1 + iy) * stride + L.s0;
   for (int ix = 0; ix < L.s4; ix++) {
     long acc = 0;

@@ -51,6 +51,24 @@ inline int hog_level_of (__global const int16 *lv, int nlevels, int gid, int k)
   return l;
 }
 
+/* The work-item's item of the levels' n items, gid, and its level's
+ * descriptor d (FIND: hog_level_of or hog_dt.cl's dt_level_of, over
+ * component k); the work-items past n return. */
+#define HOG_ITEM(FIND, n, k)                                                                                     \
+  const int gid = get_global_id (0);                                                                           \
+  if (gid >= (n))                                                                                              \
+    return;                                                                                                    \
+  const int16 d = levels[FIND (levels, nlevels, gid, k)]
+
+/* The work-item's entry r (a T whose x names a level) of a table of n
+ * entries, and its level's descriptor d; the work-items past n return. */
+#define HOG_ROW(T, r, table, n)                                                                                  \
+  const int gid = get_global_id (0);                                                                           \
+  if (gid >= (n))                                                                                              \
+    return;                                                                                                    \
+  const T r = (table)[gid];                                                                                    \
+  const int16 d = levels[r.x]
+
 /* --- the pyramid --- */
 
 /* Level 0: the luma of the frame (grey planes as they are, 4-byte RGB with
@@ -154,30 +172,21 @@ hog_down_rows (__global uchar *pix, int src_off, int src_w, int dst_off, int dst
 
 /* --- FHOG --- */
 
+#define HOG_F(x) x##f
+HOG_SNAP (hog_snap, float, int, float, HOG_F)
+HOG_SNAP (hog_snap8, float8, int8, float, HOG_F)
+HOG_ENERGY (hog_energy, float, __private)
+HOG_ENERGY (hog_energy_global, float, __global)
+HOG_SHARE (hog_share, float, HOG_F)
+
 /* The gradient of level pixel (y, x) snapped to one of 18 orientations, and
  * its length. */
 inline int hog_orientation (__global const uchar *p, int w, int y, int x, float *v)
 {
   const int gx = (int) p[y * w + x + 1] - (int) p[y * w + x - 1];
   const int gy = (int) p[(y + 1) * w + x] - (int) p[(y - 1) * w + x];
-  const float fx = (float) gx, fy = (float) gy;
   *v = sqrt ((float) (gx * gx + gy * gy));
-  const float d0[9] = {1.0000f, 0.9397f, 0.7660f, 0.500f, 0.1736f, -0.1736f, -0.5000f, -0.7660f, -0.9397f};
-  const float d1[9] = {0.0000f, 0.3420f, 0.6428f, 0.8660f, 0.9848f, 0.9848f, 0.8660f, 0.6428f, 0.3420f};
-  float best = 0.0f;
-  int o = 0;
-  /* dlib's 8-lane loop's selects (its scalar loop's if / else if picks the
-   * same) */
-  for (int k = 0; k < 9; k++) {
-    const float dot = fx * d0[k] + fy * d1[k];
-    const int c1 = dot > best;
-    best = c1 ? dot : best;
-    o = c1 ? k : o;
-    const int c2 = -dot > best;
-    best = c2 ? -dot : best;
-    o = c2 ? k + 9 : o;
-  }
-  return o;
+  return hog_snap ((float) gx, (float) gy);
 }
 
 /* One work-item per pixel of every level: its gradient's orientation and
@@ -187,11 +196,7 @@ __kernel void
 hog_gradients (__global const uchar *pix, __global const int16 *levels, int nlevels, int npixels,
                __global float *grad_len, __global uchar *grad_o)
 {
-  const int gid = get_global_id (0);
-  if (gid >= npixels)
-    return;
-  const int l = hog_level_of (levels, nlevels, gid, 2);
-  const int16 d = levels[l];
+  HOG_ITEM (hog_level_of, npixels, 2);
   const int i = gid - d.s2, y = i / d.s0, x = i - y * d.s0;
   if (y < 1 || x < 1 || y >= d.s6 || x >= d.s7)
     return;
@@ -207,11 +212,7 @@ __kernel void
 hog_cells (__global const float *grad_len, __global const uchar *grad_o, __global const int16 *levels, int nlevels,
            int ncells, __global float *cells)
 {
-  const int gid = get_global_id (0);
-  if (gid >= ncells)
-    return;
-  const int l = hog_level_of (levels, nlevels, gid, 12);
-  const int16 d = levels[l];
+  HOG_ITEM (hog_level_of, ncells, 12);
   const int i = gid - d.sc, cy = i / d.s4, cx = i - cy * d.s4;
   __global const float *gl = grad_len + d.s2;
   __global const uchar *go = grad_o + d.s2;
@@ -222,15 +223,11 @@ hog_cells (__global const float *grad_len, __global const uchar *grad_o, __globa
   const int y0 = max (1, HOG_CELL * cy - HOG_CELL / 2), y1 = min (vnr - 1, HOG_CELL * cy + HOG_CELL + HOG_CELL / 2 - 1);
   const int x0 = max (1, HOG_CELL * cx - HOG_CELL / 2), x1 = min (vnc - 1, HOG_CELL * cx + HOG_CELL + HOG_CELL / 2 - 1);
   for (int y = y0; y <= y1; y++) {
-    const float yp = ((float) y + 0.5f) / (float) HOG_CELL - 0.5f;
-    const int iyp = (int) floor (yp);
-    const float vy0 = yp - (float) iyp, vy1 = 1.0f - vy0;
-    const float vy = iyp == cy ? vy1 : vy0;
+    int iyp;
+    const float vy0 = hog_share (y, HOG_CELL, &iyp), vy = iyp == cy ? 1.0f - vy0 : vy0;
     for (int x = x0; x <= x1; x++) {
-      const float xp = ((float) x + 0.5f) / (float) HOG_CELL - 0.5f;
-      const int ixp = (int) floor (xp);
-      const float vx0 = xp - (float) ixp, vx1 = 1.0f - vx0;
-      const float vx = ixp == cx ? vx1 : vx0;
+      int ixp;
+      const float vx0 = hog_share (x, HOG_CELL, &ixp), vx = ixp == cx ? 1.0f - vx0 : vx0;
       const float v = gl[y * w + x];
       const int o = go[y * w + x];
       /* the 8-lane loop: vy * (vx * v); the scalar tail: (vy * vx) * v */
@@ -238,12 +235,9 @@ hog_cells (__global const float *grad_len, __global const uchar *grad_o, __globa
     }
   }
   __global float *out = cells + (size_t) (d.s5 + i) * HOG_CELL_FLOATS;
-  float e = 0.0f;
-  for (int k = 0; k < 9; k++)
-    e += (h[k] + h[k + 9]) * (h[k] + h[k + 9]);
   for (int k = 0; k < 18; k++)
     out[k] = h[k];
-  out[18] = e;
+  out[18] = hog_energy (h);
 }
 
 /* hog_orientation for the 8 pixels of row y from column x on, lane by lane
@@ -253,22 +247,8 @@ inline int8 hog_orientation8 (__global const uchar *p, int w, int y, int x, floa
   __global const uchar *r = p + (size_t) y * w + x;
   const int8 gx = convert_int8 (vload8 (0, r + 1)) - convert_int8 (vload8 (0, r - 1));
   const int8 gy = convert_int8 (vload8 (0, r + w)) - convert_int8 (vload8 (0, r - w));
-  const float8 fx = convert_float8 (gx), fy = convert_float8 (gy);
   *v = sqrt (convert_float8 (gx * gx + gy * gy));
-  const float d0[9] = {1.0000f, 0.9397f, 0.7660f, 0.500f, 0.1736f, -0.1736f, -0.5000f, -0.7660f, -0.9397f};
-  const float d1[9] = {0.0000f, 0.3420f, 0.6428f, 0.8660f, 0.9848f, 0.9848f, 0.8660f, 0.6428f, 0.3420f};
-  float8 best = 0.0f;
-  int8 o = 0;
-  for (int k = 0; k < 9; k++) {
-    const float8 dot = fx * d0[k] + fy * d1[k];
-    const int8 c1 = dot > best;
-    best = select (best, dot, c1);
-    o = select (o, (int8) k, c1);
-    const int8 c2 = -dot > best;
-    best = select (best, -dot, c2);
-    o = select (o, (int8) (k + 9), c2);
-  }
-  return o;
+  return hog_snap8 (convert_float8 (gx), convert_float8 (gy));
 }
 
 /* One pixel's votes into the row's cells (h: the row's bins), as
@@ -277,9 +257,8 @@ inline void hog_vote (__global float *h, __global const uchar *p, int w, int nc,
 {
   float v;
   const int o = hog_orientation (p, w, y, x, &v);
-  const float xp = ((float) x + 0.5f) / (float) HOG_CELL - 0.5f;
-  const int ixp = (int) floor (xp);
-  const float vx0 = xp - (float) ixp, vx1 = 1.0f - vx0;
+  int ixp;
+  const float vx0 = hog_share (x, HOG_CELL, &ixp), vx1 = 1.0f - vx0;
   const int lanes = x < simd_end;
   if (ixp >= 0)
     h[ixp * HOG_CELL_FLOATS + o] += lanes ? vy * (vx1 * v) : (vy * vx1) * v;
@@ -303,11 +282,7 @@ __kernel void
 hog_cells_rows (__global const uchar *pix, __global const int16 *levels, __global const int2 *rows, int nrows,
                 __global float *cells)
 {
-  const int gid = get_global_id (0);
-  if (gid >= nrows)
-    return;
-  const int2 r = rows[gid];
-  const int16 d = levels[r.x];
+  HOG_ROW (int2, r, rows, nrows);
   const int nc = d.s4, w = d.s0, vnr = d.s6, vnc = d.s7, simd_end = d.s8;
   const int c0 = r.y, c1 = min (r.y + HOG_BAND, d.s3);
   __global float *band = cells + ((size_t) d.s5 + (size_t) c0 * nc) * HOG_CELL_FLOATS;
@@ -320,9 +295,8 @@ hog_cells_rows (__global const uchar *pix, __global const int16 *levels, __globa
   const int xc = HOG_CELL / 2;
   const int8 lane = (int8) (0, 1, 2, 3, 4, 5, 6, 7);
   for (int y = y0; y <= y1; y++) {
-    const float yp = ((float) y + 0.5f) / (float) HOG_CELL - 0.5f;
-    const int iyp = (int) floor (yp);
-    const float vy0 = yp - (float) iyp, vy1 = 1.0f - vy0;
+    int iyp;
+    const float vy0 = hog_share (y, HOG_CELL, &iyp), vy1 = 1.0f - vy0;
     /* the cell rows it votes into: iyp (weight vy1) and iyp + 1 (vy0), where
      * they are the band's */
     const int top = iyp >= c0, bottom = iyp + 1 < c1;
@@ -378,10 +352,7 @@ hog_cells_rows (__global const uchar *pix, __global const int16 *levels, __globa
   }
   for (int c = 0; c < (c1 - c0) * nc; c++) {
     __global float *b = band + c * HOG_CELL_FLOATS;
-    float e = 0.0f;
-    for (int k = 0; k < 9; k++)
-      e += (b[k] + b[k + 9]) * (b[k] + b[k + 9]);
-    b[18] = e;
+    b[18] = hog_energy_global (b);
   }
 }
 
@@ -394,11 +365,7 @@ __kernel void
 hog_features (__global const int16 *levels, int nlevels, int nitems, __global const float *cells,
               __global float *feats, int plane)
 {
-  const int gid = get_global_id (0);
-  if (gid >= nitems)
-    return;
-  const int l = hog_level_of (levels, nlevels, gid, 13);
-  const int16 d = levels[l];
+  HOG_ITEM (hog_level_of, nitems, 13);
   const int i = gid - d.sd, fy = i / d.sa, fx = i - fy * d.sa;
   __global float *out = feats + d.sb + i;
   const int y = fy - (HOG_PR - 1) / 2, x = fx - (HOG_PC - 1) / 2;
@@ -513,13 +480,7 @@ hog_filters (__global const int16 *levels, int nlevels, int nwindows, __global c
     const int keep = live && s >= thresholds[f];
     const uint win = (uint) (d.se * HOG_NF + i * HOG_NF + f);
 #ifdef HOG_COMPACT
-    int total;
-    const int rank = wg_rank (keep, lid, scratch, &total);
-    if (lid == 0)
-      sbase = total ? atomic_add (&cand[0], (uint) total) : 0u;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (keep)
-      candidate_put (cand, sbase + (uint) rank, capacity, win, (float) s);
+    candidates_append (keep, win, (float) s, cand, capacity, scratch, &sbase, lid);
     barrier (CLK_LOCAL_MEM_FENCE);
 #else
     if (keep)
@@ -541,11 +502,7 @@ hog_filters_rows (__global const int16 *levels, __global const int4 *tiles, int 
                   int plane, __global const float *coef, __global const float *thresholds, __global uint *cand,
                   uint capacity)
 {
-  const int gid = get_global_id (0);
-  if (gid >= ntiles)
-    return;
-  const int4 t = tiles[gid];
-  const int16 d = levels[t.x];
+  HOG_ROW (int4, t, tiles, ntiles);
   const int cols = t.w;
   hog_acc_t acc[HOG_NF][HOG_TILE];
   for (int f = 0; f < HOG_NF; f++)

@@ -173,11 +173,7 @@ __kernel void
 dt_gradients (__global const uchar *pix, __global const int16 *levels, int nlevels, int npixels,
               __global const float *lut, __global float2 *grad, __global uchar2 *bins)
 {
-  const int gid = get_global_id (0);
-  if (gid >= npixels)
-    return;
-  const int l = dt_level_of (levels, nlevels, gid, 2);
-  const int16 d = levels[l];
+  HOG_ITEM (dt_level_of, npixels, 2);
   const int i = gid - d.s2, y = i / d.s0, x = i - y * d.s0;
   float2 g;
   uchar2 b;
@@ -193,11 +189,7 @@ __kernel void
 dt_gradients_rows (__global const uchar *pix, __global const int16 *levels, __global const int2 *rows, int nrows,
                    __global const float *lut, __global float2 *grad, __global uchar2 *bins)
 {
-  const int gid = get_global_id (0);
-  if (gid >= nrows)
-    return;
-  const int2 r = rows[gid];
-  const int16 d = levels[r.x];
+  HOG_ROW (int2, r, rows, nrows);
   const int w = d.s0, h = d.s1, y = r.y;
   __global const uchar *p = pix + d.s2;
   __global const uchar *row = p + (size_t) y * w;
@@ -354,11 +346,7 @@ dt_blocks_rows (__global const float2 *grad, __global const uchar2 *bins, __glob
                 __global const int2 *rows, int nrows, __global const int *ptab, __global const float4 *pw,
                 float l2hys, __global float *feats, int plane)
 {
-  const int gid = get_global_id (0);
-  if (gid >= nrows)
-    return;
-  const int2 r = rows[gid];
-  const int16 d = levels[r.x];
+  HOG_ROW (int2, r, rows, nrows);
   const int w = d.s0;
   for (int bx = 0; bx < d.sa; bx++) {
     float4 hb[DT_BINS];

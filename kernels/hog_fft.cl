@@ -133,13 +133,7 @@ fft_extract (__global const int8 *levels, int nlevels, int nitems, __global cons
     const int keep = live && s >= thresholds[f];
     const uint win = (uint) ((d.s6 + i) * filters + f);
 #ifdef FFT_COMPACT
-    int total;
-    const int rank = wg_rank (keep, lid, scratch, &total);
-    if (lid == 0)
-      sbase = total ? atomic_add (&cand[0], (uint) total) : 0u;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (keep)
-      candidate_put (cand, sbase + (uint) rank, capacity, win, s);
+    candidates_append (keep, win, s, cand, capacity, scratch, &sbase, lid);
     barrier (CLK_LOCAL_MEM_FENCE);
 #else
     if (keep)

@@ -42,6 +42,28 @@ inline uint luma (__global const uchar *p, int bpp, int4 rgb)
   return ((uint) p[rgb.x] * 4899u + (uint) p[rgb.y] * 9617u + (uint) p[rgb.z] * 1868u + 8192u) >> 14;
 }
 
+/* A work-item's entry of a map of n entries, level | k << 10 (rows of
+ * windows, diagonals, blocks of columns): its level's descriptor in *L and k
+ * in *k; 0 for the work-items past n. */
+inline int level_entry (__global const int8 *levels, __global const int *map, int n, int8 *L, int *k)
+{
+  const int gid = get_global_id (0);
+  if (gid >= n)
+    return 0;
+  const int m = map[gid];
+  *L = levels[m & 1023];
+  *k = m >> 10;
+  return 1;
+}
+
+/* The same as declarations L and k of a kernel (levels, its descriptors);
+ * the work-items past n return. */
+#define LEVEL_ENTRY(map, n, L, k)                                                                                \
+  int8 L;                                                                                                      \
+  int k;                                                                                                       \
+  if (!level_entry (levels, map, n, &L, &k))                                                                   \
+    return
+
 /* OpenCV's bit-exact bilinear sample of one level pixel (CPU schedule): xe,
  * ye are the table entries (source index << 9 | weight of the next pixel in
  * 1/256); AT (dx, dy): the luma of source pixel (sx + dx, sy + dy), read only
@@ -96,6 +118,13 @@ inline uint resample (__global const uchar *r0, __global const uchar *r1, int xm
 #define SQ(x)
 #endif
 
+/* Zeroes entry `at` of the integrals (row 0 and column 0 of a level). */
+inline void integral_zero (__global sum_t *sum, __global uint *sqsum, size_t at)
+{
+  sum[at] = 0;
+  SQ (sqsum[at] = 0;)
+}
+
 /* Inclusive prefix sums of ls and lq (lq only with HAVE_SQSUM) over each
  * segment of `lanes` lanes (lane: the index in its segment).  Called by the
  * whole work-group after every lane wrote its ls[lid] and lq[lid].  (Warp
@@ -139,11 +168,8 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
 #endif
   const int lid = get_local_id (0);
   const int g = get_group_id (0);
-  if (g == 0 && lid == 0) {
-    for (int k = 0; k < 16; k++) /* a family's list counters (core/integral.h) */
-      counters[k] = 0;
-    candidates_reset (hits);
-  }
+  if (g == 0 && lid == 0)
+    frame_reset (counters, hits);
   const int m = row_map[g];
   const int li = m & 1023;
   const int sh = (m >> 27) & 15;
@@ -161,21 +187,11 @@ pyramid_rows (__global const uchar *src, int src_stride, int src_bpp, int4 rgb,
     cy0 = 256u - cy1;
   }
   const size_t base = (size_t) (L.s1 + y + 1) * stride + L.s0;
-  if (live && y == 0) {
-    const size_t top = (size_t) L.s1 * stride + L.s0;
-    for (int x = lane; x <= w; x += lanes) {
-      sum[top + x] = 0;
-#ifdef HAVE_SQSUM
-      sqsum[top + x] = 0;
-#endif
-    }
-  }
-  if (live && lane == 0) {
-    sum[base] = 0;
-#ifdef HAVE_SQSUM
-    sqsum[base] = 0;
-#endif
-  }
+  if (live && y == 0)
+    for (int x = lane; x <= w; x += lanes)
+      integral_zero (sum, sqsum, (size_t) L.s1 * stride + L.s0 + x);
+  if (live && lane == 0)
+    integral_zero (sum, sqsum, base);
   __global const int *xt = xtab + xfirst[li];
   uint carry_s = 0, carry_q = 0;
   /* the source rows: r1 the row below, r0 again where its weight is 0 */
@@ -247,11 +263,8 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
                   __global uint *hits)
 {
   const int g = get_global_id (0);
-  if (g == 0) {
-    for (int k = 0; k < 16; k++) /* a family's list counters (core/integral.h) */
-      counters[k] = 0;
-    candidates_reset (hits);
-  }
+  if (g == 0)
+    frame_reset (counters, hits);
   if (g >= nrows)
     return;
   const int m = row_map[g];
@@ -263,19 +276,10 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
   const uint cy1 = ye & 511, cy0 = 256u - cy1;
   __global const uchar *r0 = src + (size_t) sy * src_stride, *r1 = cy1 ? r0 + src_stride : r0;
   const size_t base = (size_t) (L.s1 + y + 1) * stride + L.s0;
-  if (y == 0) {
-    const size_t top = (size_t) L.s1 * stride + L.s0;
-    for (int x = 0; x <= w; x++) {
-      sum[top + x] = 0;
-#ifdef HAVE_SQSUM
-      sqsum[top + x] = 0;
-#endif
-    }
-  }
-  sum[base] = 0;
-#ifdef HAVE_SQSUM
-  sqsum[base] = 0;
-#endif
+  if (y == 0)
+    for (int x = 0; x <= w; x++)
+      integral_zero (sum, sqsum, (size_t) L.s1 * stride + L.s0 + x);
+  integral_zero (sum, sqsum, base);
   __global const int *xt = xtab + xfirst[li];
   uint as = 0, aq = 0;
   for (int x = 0; x < w; x++) {
@@ -368,12 +372,8 @@ __kernel void
 integral_cols_rows (__global const int8 *levels, __global const int *colblock_map, int nblocks,
                     __global sum_t *sum, __global uint *sqsum, int stride)
 {
-  const int gid = get_global_id (0);
-  if (gid >= nblocks)
-    return;
-  const int m = colblock_map[gid];
-  const int8 L = levels[m & 1023];
-  const int x0 = (m >> 10) * 32;
+  LEVEL_ENTRY (colblock_map, nblocks, L, block);
+  const int x0 = block * 32;
   const int n = min (32, L.s2 + 1 - x0);
   size_t p = (size_t) (L.s1 + 1) * stride + L.s0 + x0;
   for (int y = 1; y < L.s3; y++, p += stride) {
@@ -392,18 +392,19 @@ integral_cols_rows (__global const int8 *levels, __global const int *colblock_ma
  *   A(X, Y) = sum_{y<Y} S(clamp(X + Y - 1 - y), y)   anti-diagonal recurrence
  *   B(X, Y) = sum_{y<Y} S(clamp(X - Y + y), y)       diagonal recurrence
  * Both run on the row-prefix sums, i.e. before integral_cols.  One work-item
- * per diagonal of every level (diag_map: level | k << 10, k in [0, W + H]). */
+ * per diagonal of every level (diag_map: level | k << 10, k in [0, W + H]):
+ * TILTED_DIAGONAL gives it k, the level's W and H and its origin in the
+ * planes, and returns past the last diagonal. */
+#define TILTED_DIAGONAL                                                                                          \
+  LEVEL_ENTRY (diag_map, ndiag, L, k);                                                                         \
+  const int W = L.s2, H = L.s3;                                                                                \
+  const size_t origin = (size_t) L.s1 * stride + L.s0
+
 __kernel void
 tilted_anti (__global const int8 *levels, __global const int *diag_map, int ndiag,
              __global const uint *rowsum, __global uint *tilted, int stride)
 {
-  const int gid = get_global_id (0);
-  if (gid >= ndiag)
-    return;
-  const int m = diag_map[gid];
-  const int8 L = levels[m & 1023];
-  const int k = m >> 10, W = L.s2, H = L.s3;
-  const size_t origin = (size_t) L.s1 * stride + L.s0;
+  TILTED_DIAGONAL;
   if (k <= W)
     tilted[origin + k] = 0;
   uint acc = 0;
@@ -421,14 +422,8 @@ __kernel void
 tilted_diag (__global const int8 *levels, __global const int *diag_map, int ndiag,
              __global const uint *rowsum, __global uint *tilted, int stride)
 {
-  const int gid = get_global_id (0);
-  if (gid >= ndiag)
-    return;
-  const int m = diag_map[gid];
-  const int8 L = levels[m & 1023];
-  const int W = L.s2, H = L.s3;
-  const int d = (m >> 10) - H;
-  const size_t origin = (size_t) L.s1 * stride + L.s0;
+  TILTED_DIAGONAL;
+  const int d = k - H;
   uint acc = 0;
   for (int Y = max (0, -d) + 1; Y <= H; Y++) {
     const int X = d + Y;

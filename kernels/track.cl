@@ -165,18 +165,61 @@ inline int better (uint d, int i, uint bd, int bi)
   return d < bd || (d == bd && i < bi);
 }
 
+/* The best pair of rd, ri [0, n) into rd[0], ri[0] (n a power of two): a
+ * tree over the work-group, called by all of it once the entries are
+ * written. */
+inline void reduce_tree (__local uint *rd, __local int *ri, int lid, int n)
+{
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int s = n >> 1; s > 0; s >>= 1) {
+    if (lid < s && better (rd[lid + s], ri[lid + s], rd[lid], ri[lid])) {
+      rd[lid] = rd[lid + s];
+      ri[lid] = ri[lid + s];
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+
 /* The best pair over the work-group (red_* in local memory). */
 inline void reduce_best (__local uint *red_d, __local int *red_i, int lid, uint d, int i)
 {
   red_d[lid] = d;
   red_i[lid] = i;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int s = WG / 2; s > 0; s >>= 1) {
-    if (lid < s && better (red_d[lid + s], red_i[lid + s], red_d[lid], red_i[lid])) {
-      red_d[lid] = red_d[lid + s];
-      red_i[lid] = red_i[lid + s];
+  reduce_tree (red_d, red_i, lid, WG);
+}
+
+/* The distances d[0 .. KX) at offsets (px .. px + KX - 1, row y) that lie in
+ * the row's PW into dm, the best of them kept in (*bd, *bi). */
+__attribute__ ((always_inline)) inline void put_group (__global uint *dm, int y, int px, const uint *d, uint *bd,
+                                                      int *bi)
+{
+#pragma unroll
+  for (int k = 0; k < KX; k++)
+    if (px + k < PW) {
+      const int idx = y * PW + px + k;
+      dm[idx] = d[k];
+      if (better (d[k], idx, *bd, *bi)) {
+        *bd = d[k];
+        *bi = idx;
+      }
     }
-    barrier (CLK_LOCAL_MEM_FENCE);
+}
+
+/* The alternative among the distances at offsets (px0 .. px0 + KX - 1, py)
+ * that lie in the row's PW: those ALT_D or more (Chebyshev) from the best
+ * (bx, by), the best of them kept in (*ad, *ai). */
+inline void alt_group (__global const uint *dm, int py, int px0, int bx, int by, uint *ad, int *ai)
+{
+  for (int kk = 0; kk < KX && px0 + kk < PW; kk++) {
+    const int px = px0 + kk;
+    if (max (abs (px - bx), abs (py - by)) < ALT_D)
+      continue;
+    const int idx = py * PW + px;
+    const uint d = dm[idx];
+    if (better (d, idx, *ad, *ai)) {
+      *ad = d;
+      *ai = idx;
+    }
   }
 }
 
@@ -264,17 +307,7 @@ __attribute__ ((always_inline)) inline void search_rows (__global const uchar4 *
             win[k] = win[k + 1];
         }
       }
-#pragma unroll
-      for (int k = 0; k < KX; k++) {
-        const int idx = (y0 + py) * PW + px + k;
-        if (px + k < PW) {
-          dm[idx] = d[k];
-          if (better (d[k], idx, bd, bi)) {
-            bd = d[k];
-            bi = idx;
-          }
-        }
-      }
+      put_group (dm, y0 + py, px, d, &bd, &bi);
 #endif
     }
   }
@@ -321,17 +354,7 @@ track_search (__global const uchar4 *frame, int fw, int fh, __global const int *
     const int n = min (BAND, PH - y0) * PWK;
     for (int q = lid; q < n; q += WG) {
       const int py = y0 + q / PWK, px0 = (q % PWK) * KX;
-      for (int kk = 0; kk < KX && px0 + kk < PW; kk++) {
-        const int px = px0 + kk;
-        if (max (abs (px - bx), abs (py - by)) < ALT_D)
-          continue;
-        const int idx = py * PW + px;
-        const uint d = dm[idx];
-        if (better (d, idx, alt_d, alt_i)) {
-          alt_d = d;
-          alt_i = idx;
-        }
-      }
+      alt_group (dm, py, px0, bx, by, &alt_d, &alt_i);
     }
   }
   reduce_best (red_d, red_i, lid, alt_d, alt_i);
@@ -434,14 +457,7 @@ inline void reduce_pairs (__local uint *rd, __local int *ri, int lid, int nl, in
     rd[j] = 0xffffffffu;
     ri[j] = 0x7fffffff;
   }
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int s = np2 >> 1; s > 0; s >>= 1) {
-    if (lid < s && better (rd[lid + s], ri[lid + s], rd[lid], ri[lid])) {
-      rd[lid] = rd[lid + s];
-      ri[lid] = ri[lid + s];
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
+  reduce_tree (rd, ri, lid, np2);
 }
 
 /* Samples area rows first_row .. of a request's grid into `area` (n words,
@@ -529,16 +545,7 @@ __kernel void track_search_tiles (__global const uchar4 *frame, int fw, int fh, 
     for (int kk = 0; kk < KX; kk++)
       d[kk] = 0;
     tile_accumulate (area, tcol, twt, TH, py, px, d);
-#pragma unroll
-    for (int kk = 0; kk < KX; kk++)
-      if (px + kk < PW) {
-        const int idx = (y_begin + py) * PW + px + kk;
-        dm[idx] = d[kk];
-        if (better (d[kk], idx, bd, bi)) {
-          bd = d[kk];
-          bi = idx;
-        }
-      }
+    put_group (dm, y_begin + py, px, d, &bd, &bi);
   }
 #else
   for (int base = 0; base < n; base += nl) {
@@ -563,18 +570,8 @@ __kernel void track_search_tiles (__global const uchar4 *frame, int fw, int fh, 
       barrier (CLK_LOCAL_MEM_FENCE);
       tile_accumulate (area, tcol, twt, tr, py - r_lo, px, d);
     }
-    if (q < n) {
-#pragma unroll
-      for (int kk = 0; kk < KX; kk++)
-        if (px + kk < PW) {
-          const int idx = (y_begin + py) * PW + px + kk;
-          dm[idx] = d[kk];
-          if (better (d[kk], idx, bd, bi)) {
-            bd = d[kk];
-            bi = idx;
-          }
-        }
-    }
+    if (q < n)
+      put_group (dm, y_begin + py, px, d, &bd, &bi);
   }
 #endif
 
@@ -602,17 +599,7 @@ __kernel void track_search_tiles (__global const uchar4 *frame, int fw, int fh, 
   int ai = 0x7fffffff;
   for (int q = lid; q < n; q += nl) {
     const int py = q / PWK, px0 = (q - py * PWK) * KX;
-    for (int kk = 0; kk < KX && px0 + kk < PW; kk++) {
-      const int px = px0 + kk;
-      if (max (abs (px - bx), abs (py - by)) < ALT_D)
-        continue;
-      const int idx = py * PW + px;
-      const uint d = dm[idx];
-      if (better (d, idx, ad, ai)) {
-        ad = d;
-        ai = idx;
-      }
-    }
+    alt_group (dm, py, px0, bx, by, &ad, &ai);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
   reduce_pairs (red_d, red_i, lid, nl, np2, ad, ai);

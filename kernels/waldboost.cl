@@ -56,6 +56,9 @@ typedef struct {
   wb_acc_t sum;  /* the running sum after stages [0, next) */
 } wb_item_t;
 
+WORKLIST_LOAD (wb_item_load, wb_item_t)
+WG_INCLUSIVE_SUM (wg_inclusive_sum_long, long)
+
 #define WB_MODEL __global const wb_stage_t *stages, __global const wb_acc_t *resp, int nstages, int tail, wb_acc_t gamma
 #define WB_MODEL_PASS stages, resp, nstages, tail, gamma
 
@@ -162,14 +165,7 @@ inline void wb_reduce (int alive, uint win, uint ofs, int next, wb_acc_t acc, in
     barrier (CLK_LOCAL_MEM_FENCE); /* scratch is read by every lane above */
     rank = wg_rank (alive, lid, scratch, &total);
   }
-  if (lid == 0) {
-    const uint base = total ? atomic_add (&counters[out_at], (uint) total) : 0u;
-    *sbase = base;
-    if (base + (uint) total > out_cap)
-      atomic_add (&cand[1], base + (uint) total - max (base, out_cap));
-  }
-  barrier (CLK_LOCAL_MEM_FENCE);
-  const uint at = *sbase + (uint) rank;
+  const uint at = worklist_reserve (total, &counters[out_at], out_cap, cand, sbase, lid) + (uint) rank;
   if (alive && at < out_cap) {
     wb_item_t it = {win, ofs, next, 0, acc};
     out[at] = it;
@@ -187,11 +183,9 @@ wb_first (__global const int8 *levels, __global const int2 *segs, __global const
   __local int scratch[WGF];
   __local uint sbase;
   const int lid = get_local_id (0);
-  const int2 sg = segs[get_group_id (0)];
-  const int8 L = levels[sg.x];
-  const int i = sg.y + lid;
-  int alive = i < L.s4 * L.s5;
-  const int iy = alive ? i / L.s4 : 0, ix = alive ? i - iy * L.s4 : 0;
+  int8 L;
+  int alive, ix, iy;
+  const int i = segment_window (levels, segs, lid, &L, &alive, &ix, &iy);
   const uint ofs = (uint) ((L.s1 + iy * L.s6) * stride + L.s0 + ix * L.s6);
   const uint win = (uint) (L.s7 + i);
   int next = 0;
@@ -220,17 +214,9 @@ wb_more (__global const sum_t *sum, int stride, WB_MODEL, int divisor, __global 
   __local uint sbase, lbase;
   const int lid = get_local_id (0);
   const uint n = min (counters[in_at], in_cap); /* past the capacity nothing was stored */
-  for (;;) {
-    if (lid == 0)
-      lbase = atomic_add (&counters[in_at + 1], (uint) WGF);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    const uint base = lbase;
-    if (base >= n)
-      break;
-    int alive = base + lid < n;
-    wb_item_t it = {0, 0, 0, 0, 0};
-    if (alive)
-      it = in[base + lid];
+  for (uint base; (base = worklist_take (&counters[in_at + 1], WGF, &lbase, lid)) < n;) {
+    int alive;
+    const wb_item_t it = wb_item_load (in, base, n, lid, &alive);
     wb_reduce (alive, it.win, it.ofs, it.next, it.sum, divisor, sum, stride, WB_MODEL_PASS, out, out_at, out_cap, tl,
                tl_at, tl_cap, counters, cand, cand_cap, scratch, &sbase, lid);
   }
@@ -270,13 +256,7 @@ wb_tail (__global const sum_t *sum, int stride, WB_MODEL, __global const wb_item
   __local uint lidx;
   const int lid = get_local_id (0);
   const uint n = min (counters[in_at], in_cap);
-  for (;;) {
-    if (lid == 0)
-      lidx = atomic_inc (&counters[in_at + 1]);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    const uint idx = lidx;
-    if (idx >= n)
-      break;
+  for (uint idx; (idx = worklist_take (&counters[in_at + 1], 1u, &lidx, lid)) < n;) {
     const wb_item_t it = in[idx];
     __global const sum_t *p = sum + it.ofs;
     long acc = it.sum;
@@ -291,13 +271,7 @@ wb_tail (__global const sum_t *sum, int stride, WB_MODEL, __global const wb_item
         pos = st.pos;
       }
       part[lid] = r;
-      barrier (CLK_LOCAL_MEM_FENCE);
-      for (int off = 1; off < WGF; off <<= 1) {
-        const long v = lid >= off ? part[lid - off] : 0;
-        barrier (CLK_LOCAL_MEM_FENCE);
-        part[lid] += v;
-        barrier (CLK_LOCAL_MEM_FENCE);
-      }
+      wg_inclusive_sum_long (part, lid);
       const long S = acc + part[lid];
       const int out = i < nstages && (S < neg || S > pos);
       int last; /* the largest of (WGF - 1 - lane) over the lanes whose stage decides */
@@ -324,12 +298,8 @@ __kernel void
 wb_rows (__global const int8 *levels, __global const int *wrow_map, int nrows, __global const sum_t *sum,
          __global const uint *sqsum, int stride, WB_MODEL, long flat, __global uint *cand, uint cand_cap)
 {
-  const int gid = get_global_id (0);
-  if (gid >= nrows)
-    return;
-  const int m = wrow_map[gid];
-  const int8 L = levels[m & 1023];
-  const int iy = m >> 10, s = L.s6;
+  LEVEL_ENTRY (wrow_map, nrows, L, iy);
+  const int s = L.s6;
   const int row = (L.s1 + iy * s) * stride + L.s0;
   for (int ix = 0; ix < L.s4; ix++) {
     const int ofs = row + ix * s;

@@ -209,6 +209,7 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   int vec_stages = vector_stages_ >= 0 ? vector_stages_ : (haar ? stages_within_trees (model_, 100) : 3);
   const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages);
   add_core_sources (out);
+  out->add (kernels::worklist_source, kernels::worklist_hash);
   out->add (kernels::cascade_types_source, kernels::cascade_types_hash);
   out->add (kernels::cascade_eval_source, kernels::cascade_eval_hash);
   out->add (gen.source);

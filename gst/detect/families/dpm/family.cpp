@@ -133,6 +133,7 @@ public:
                                         : nfft == static_cast<int> (banks_.size ()) ? ", FFT correlation"
                                                                                     : ", FFT and direct correlation");
     add_core_sources (out);
+    out->add (kernels::felzenszwalb_source, kernels::felzenszwalb_hash);
     out->add (kernels::dpm_source, kernels::dpm_hash);
     if (nfft > 0)
       FftCorrelator::add_source (out);

@@ -150,6 +150,7 @@ Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
   if (gpu_schedule_)
     add_warp_ptx (dev, out);
   add_core_sources (out);
+  out->add (kernels::worklist_source, kernels::worklist_hash);
   out->add (kernels::forest_source, kernels::forest_hash);
   groups_ = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
   return {};

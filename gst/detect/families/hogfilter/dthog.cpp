@@ -280,6 +280,7 @@ std::vector<float> dt_blocks (const DtHogParams &p, const DtLevel &l, const std:
 
 void DtDevice::add_sources (ProgramSpec *out) {
   add_core_sources (out);
+  out->add (kernels::felzenszwalb_source, kernels::felzenszwalb_hash);
   out->add (kernels::hog_source, kernels::hog_hash);
   out->add (kernels::hog_dt_source, kernels::hog_dt_hash);
 }

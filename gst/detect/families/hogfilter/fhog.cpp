@@ -282,6 +282,7 @@ std::vector<float> fhog_features (const FhogLevel &l, const std::vector<float> &
 
 void FhogDevice::add_sources (ProgramSpec *out) {
   add_core_sources (out);
+  out->add (kernels::felzenszwalb_source, kernels::felzenszwalb_hash);
   out->add (kernels::hog_source, kernels::hog_hash);
 }
 

@@ -186,6 +186,7 @@ Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
   if (gpu_schedule_)
     add_warp_ptx (dev, out);
   add_core_sources (out);
+  out->add (kernels::worklist_source, kernels::worklist_hash);
   out->add (kernels::waldboost_source, kernels::waldboost_hash);
   groups_ = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
   return {};
