@@ -3,6 +3,7 @@
 #include "shared.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -52,6 +53,11 @@ std::string call_error (const char *expr, cl_int status, const char *file, int l
   s << expr << " failed: " << status_to_string (status) << " (" << status << ") at "
     << file << ":" << line;
   return s.str ();
+}
+
+uint64_t next_object_id () {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add (1, std::memory_order_relaxed);
 }
 
 uint64_t fnv1a (const void *data, size_t len, uint64_t h) {

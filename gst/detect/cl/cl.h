@@ -32,18 +32,23 @@ std::string call_error (const char *expr, cl_int status, const char *file, int l
           ::gpudetect::cl::call_error (#expr, _st, __FILE__, __LINE__)};       \
   } while (0)
 
+// A number no other object of the process had: a handle's identity, which
+// its value is not (a released object's handle can come back for another).
+uint64_t next_object_id ();
+
 // One owner per handle: a move-only wrapper whose destructor releases.
 template <typename T, cl_int (*Release) (T)> class Handle {
 public:
   Handle () = default;
-  explicit Handle (T h) : h_ (h) {}
+  explicit Handle (T h) : h_ (h), id_ (h ? next_object_id () : 0) {}
   Handle (const Handle &) = delete;
   Handle &operator= (const Handle &) = delete;
-  Handle (Handle &&o) noexcept : h_ (std::exchange (o.h_, nullptr)) {}
+  Handle (Handle &&o) noexcept : h_ (std::exchange (o.h_, nullptr)), id_ (std::exchange (o.id_, 0)) {}
   Handle &operator= (Handle &&o) noexcept {
     if (this != &o) {
       reset ();
       h_ = std::exchange (o.h_, nullptr);
+      id_ = std::exchange (o.id_, 0);
     }
     return *this;
   }
@@ -52,13 +57,23 @@ public:
     if (h_)
       Release (h_);
     h_ = h;
+    id_ = h ? next_object_id () : 0;
   }
   T get () const { return h_; }
-  T *out () { reset (); return &h_; }
+  // For a call that writes a new object into it.
+  T *out () {
+    reset ();
+    id_ = next_object_id ();
+    return &h_;
+  }
   explicit operator bool () const { return h_ != nullptr; }
+  // This object's identity (0 when empty): two handles with the same id are
+  // the same object, whatever their values.
+  uint64_t id () const { return h_ ? id_ : 0; }
 
 private:
   T h_ = nullptr;
+  uint64_t id_ = 0;
 };
 
 using Context = Handle<cl_context, clReleaseContext>;

@@ -36,9 +36,9 @@ public:
     return {};
   }
 
-  // Every argument, in the kernel's order.  Buffers are set each time (a
-  // released buffer's handle can come back for another); other values only
-  // where they changed since the last call.
+  // Every argument, in the kernel's order; only those that changed since the
+  // last call reach the driver (buffers compared by identity, Handle::id, not
+  // by their handles' values, which a released buffer's can take again).
   template <typename... B> Error set (const B &...b) {
     static_assert (sizeof...(B) == sizeof...(A), "argument count differs from the kernel's signature");
     static_assert ((std::is_same_v<B, A> && ...), "argument type differs from the kernel's signature");
@@ -61,7 +61,15 @@ private:
 
   template <size_t I, typename T> cl_int update (const T &v) {
     if constexpr (std::is_same_v<T, Mem>) {
-      return set_arg (k_.get (), I, v);
+      uint64_t &last = std::get<I> (last_);
+      if (set_[I] && last == v.id ())
+        return CL_SUCCESS;
+      const cl_int st = set_arg (k_.get (), I, v);
+      if (st == CL_SUCCESS) {
+        last = v.id ();
+        set_[I] = true;
+      }
+      return st;
     } else {
       static_assert (std::is_trivially_copyable_v<T>, "kernel arguments are buffers or plain values");
       T &last = std::get<I> (last_);
@@ -76,8 +84,8 @@ private:
     }
   }
 
-  // The last value of each plain argument (a placeholder for buffers).
-  template <typename T> using Stored = std::conditional_t<std::is_same_v<T, Mem>, char, T>;
+  // The last value of each argument (a buffer's identity).
+  template <typename T> using Stored = std::conditional_t<std::is_same_v<T, Mem>, uint64_t, T>;
   Kernel k_;
   std::string name_;
   std::tuple<Stored<A>...> last_ {};
