@@ -6,13 +6,10 @@
 // input costs time and memory in proportion to its size.
 #include "model.h"
 
+#include "core/models.h"
 #include "core/numbers.h"
 
-#include "core/models.h"
-
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 namespace gpudetect {
@@ -92,14 +89,6 @@ private:
 };
 
 std::string at_line (size_t n) { return "line " + std::to_string (n) + ": "; }
-
-std::string fmt (double v) {
-  if (std::isinf (v))
-    return v > 0 ? "inf" : "-inf";
-  char b[40];
-  std::snprintf (b, sizeof b, "%.17g", v);
-  return b;
-}
 
 struct Header {
   bool window = false, shrink = false, levels = false, nodes = false, blur = false, threshold = false, name = false;
@@ -321,23 +310,25 @@ std::string write_forest (const ForestModel &m) {
   o += "window " + std::to_string (m.window_width) + " " + std::to_string (m.window_height) + "\n";
   o += "shrink " + std::to_string (m.shrink) + "\n";
   o += "levels-per-octave " + std::to_string (m.levels_per_octave) + "\n";
-  o += "blur " + fmt (m.blur[0] / 16.0) + " " + fmt (m.blur[1] / 16.0) + " " + fmt (m.blur[2] / 16.0) + "\n";
-  o += "threshold " + fmt (m.threshold) + "\n";
+  o += "blur " + number_text (m.blur[0] / 16.0) + " " + number_text (m.blur[1] / 16.0) + " " +
+       number_text (m.blur[2] / 16.0) + "\n";
+  o += "threshold " + number_text (m.threshold) + "\n";
   o += "nodes " + std::to_string (m.nodes_per_tree) + "\n";
   o += "[trees]\n# per node: score,threshold,left,x1,y1,x2,y2,z1,z2\n";
   const size_t K = static_cast<size_t> (m.nodes_per_tree);
   for (size_t t = 0; t < m.trees (); t++) {
     for (size_t i = 0; i < K; i++) {
       const ForestModel::Node &n = m.nodes[t * K + i];
-      o += (i ? "," : "") + fmt (n.score) + "," + fmt (n.threshold) + "," + std::to_string (n.left) + "," +
-           std::to_string (n.x1) + "," + std::to_string (n.y1) + "," + std::to_string (n.x2) + "," +
-           std::to_string (n.y2) + "," + std::to_string (n.z1) + "," + std::to_string (n.z2);
+      o += (i ? "," : "") + number_text (n.score) + "," + number_text (n.threshold) + "," +
+           std::to_string (n.left) + "," + std::to_string (n.x1) + "," + std::to_string (n.y1) + "," +
+           std::to_string (n.x2) + "," + std::to_string (n.y2) + "," + std::to_string (n.z1) + "," +
+           std::to_string (n.z2);
     }
     o += "\n";
   }
   o += "[stages]\n# first tree,last tree,threshold\n";
   for (const ForestModel::Stage &s : m.stages)
-    o += std::to_string (s.first) + "," + std::to_string (s.last) + "," + fmt (s.threshold) + "\n";
+    o += std::to_string (s.first) + "," + std::to_string (s.last) + "," + number_text (s.threshold) + "\n";
   return o;
 }
 

@@ -1,11 +1,11 @@
 #include "dthog.h"
 
+#include "core/numbers.h"
 #include "kernels.h"
 
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 namespace gpudetect {
@@ -44,12 +44,6 @@ std::vector<float> gamma_lut (const DtHogParams &p) {
   for (int i = 0; i < 256; i++)
     lut[i] = p.gamma ? std::sqrt (static_cast<float> (i)) : static_cast<float> (i);
   return lut;
-}
-
-std::string float_literal (float v) {
-  char b[48];
-  std::snprintf (b, sizeof b, "(%af)", static_cast<double> (v));
-  return b;
 }
 
 } // namespace

@@ -9,9 +9,7 @@
 
 #include "core/numbers.h"
 
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 namespace gpudetect {
@@ -66,17 +64,6 @@ struct Lines {
     return false;
   }
 };
-
-std::string number_text (double v) {
-  char b[40];
-  std::snprintf (b, sizeof b, "%.17g", v);
-  return b;
-}
-std::string float_text (float v) {
-  char b[32];
-  std::snprintf (b, sizeof b, "%.9g", static_cast<double> (v));
-  return b;
-}
 
 } // namespace
 
