@@ -166,4 +166,8 @@ Error read_model_file (const std::string &path, std::string *out) {
   return {};
 }
 
+Error in_model_file (const std::string &path, const Error &e) {
+  return Error ("model file '" + path + "': " + e.message, e.kind);
+}
+
 } // namespace gpudetect

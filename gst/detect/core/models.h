@@ -1,6 +1,7 @@
 // Model files: where they are looked up, how names map to files, how they
-// are read (bounded), and the default label a file's name suggests.  Which
-// family reads a file is decided by its content (families/registry.h).
+// are read (bounded) and loaded into a family's model, and the default label
+// a file's name suggests.  Which family reads a file is decided by its
+// content (families/registry.h).
 #pragma once
 
 #include "cl/error.h"
@@ -38,5 +39,30 @@ std::string label_for_model (const std::string &path);
 // Reads a whole model file (at most kMaxModelFileBytes).  Returns an empty
 // string on success, else a message naming the file.
 Error read_model_file (const std::string &path, std::string *out);
+
+// A message about what the model file at `path` holds, naming the file:
+// "model file 'PATH': MESSAGE".
+Error in_model_file (const std::string &path, const Error &e);
+
+// Names a model after the file it was read from: `path` and the file's label
+// (label_for_model).
+template <typename Model> void name_after_file (const std::string &path, Model *m) {
+  m->path = path;
+  m->default_label = label_for_model (path);
+}
+
+// Reads the model file at `path` (read_model_file) and parses its text with
+// `parse`, whose message is then said of the file (in_model_file); on
+// success the model is named after the file.
+template <typename Model>
+Error load_model_file (const std::string &path, Error (*parse) (const std::string &, Model *), Model *out) {
+  std::string text;
+  if (Error e = read_model_file (path, &text))
+    return e;
+  if (Error e = parse (text, out))
+    return in_model_file (path, e);
+  name_after_file (path, out);
+  return {};
+}
 
 } // namespace gpudetect

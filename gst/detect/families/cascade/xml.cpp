@@ -275,21 +275,11 @@ Error read_cascade_storage (const xmlNode *top, CascadeModel *out) {
 }
 
 Error parse_cascade_xml (const std::string &text, CascadeModel *out) {
-  xml::Doc doc;
-  if (Error e = xml::parse (text, &doc))
-    return e;
-  return read_cascade_storage (xml::root (doc), out);
+  return xml::read_document (text, read_cascade_storage, out);
 }
 
 Error load_cascade_file (const std::string &path, CascadeModel *out) {
-  std::string text;
-  if (Error e = read_model_file (path, &text))
-    return e;
-  if (Error e = parse_cascade_xml (text, out))
-    return "model file '" + path + "': " + e.message;
-  out->path = path;
-  out->default_label = label_for_model (path);
-  return {};
+  return load_model_file (path, parse_cascade_xml, out);
 }
 
 } // namespace gpudetect

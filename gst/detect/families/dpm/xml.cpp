@@ -271,10 +271,7 @@ Error read_dpm_storage (const xmlNode *root, DpmModel *out) {
 }
 
 Error parse_dpm_xml (const std::string &text, DpmModel *out) {
-  xml::Doc doc;
-  if (Error e = xml::parse (text, &doc))
-    return e;
-  return read_dpm_storage (xml::root (doc), out);
+  return xml::read_document (text, read_dpm_storage, out);
 }
 
 } // namespace gpudetect

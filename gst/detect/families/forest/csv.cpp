@@ -333,14 +333,7 @@ std::string write_forest (const ForestModel &m) {
 }
 
 Error load_forest_file (const std::string &path, ForestModel *out) {
-  std::string text;
-  if (Error e = read_model_file (path, &text))
-    return e;
-  if (Error e = parse_forest (text, out))
-    return "model file '" + path + "': " + e.message;
-  out->path = path;
-  out->default_label = label_for_model (path);
-  return {};
+  return load_model_file (path, parse_forest, out);
 }
 
 } // namespace gpudetect

@@ -163,6 +163,13 @@ std::string threshold_text (double v) {
   return number_text (v);
 }
 
+// Either of the two formats, by its root element.
+Error read_waldboost (const xmlNode *root, WaldBoostModel *out) {
+  if (is_waldboost_xobjdetect (root))
+    return read_waldboost_xobjdetect (root, out);
+  return read_waldboost_native (root, out);
+}
+
 } // namespace
 
 bool is_waldboost_native (const xmlNode *root) { return xml::is_elem (root, "WaldBoostClassifier"); }
@@ -220,23 +227,11 @@ Error read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
 }
 
 Error parse_waldboost (const std::string &text, WaldBoostModel *out) {
-  xml::Doc doc;
-  if (Error e = xml::parse (text, &doc))
-    return e;
-  if (is_waldboost_xobjdetect (xml::root (doc)))
-    return read_waldboost_xobjdetect (xml::root (doc), out);
-  return read_waldboost_native (xml::root (doc), out);
+  return xml::read_document (text, read_waldboost, out);
 }
 
 Error load_waldboost_file (const std::string &path, WaldBoostModel *out) {
-  std::string text;
-  if (Error e = read_model_file (path, &text))
-    return e;
-  if (Error e = parse_waldboost (text, out))
-    return "model file '" + path + "': " + e.message;
-  out->path = path;
-  out->default_label = label_for_model (path);
-  return {};
+  return load_model_file (path, parse_waldboost, out);
 }
 
 std::string write_waldboost_xml (const WaldBoostModel &m) {
