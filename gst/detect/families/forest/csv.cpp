@@ -58,35 +58,15 @@ std::vector<std::string> words (const std::string &s, size_t max) {
   return w;
 }
 
-// Lines of the text, numbered from 1, without their line break; comment
-// (#...) and blank lines skipped.
-class Lines {
-public:
-  explicit Lines (const std::string &t) : t_ (t) {}
-  bool next (std::string *line, size_t *number) {
-    while (pos_ < t_.size ()) {
-      size_t e = t_.find ('\n', pos_);
-      if (e == std::string::npos)
-        e = t_.size ();
-      std::string l = t_.substr (pos_, e - pos_);
-      pos_ = e + 1;
-      n_++;
-      if (!l.empty () && l.back () == '\r')
-        l.pop_back ();
-      const std::string s = trim (l);
-      if (s.empty () || s[0] == '#')
-        continue;
-      *line = s;
-      *number = n_;
-      return true;
-    }
+// The next line that is neither blank nor a comment, without the blanks at
+// its ends, and its number.
+bool next_line (ModelLines *lines, std::string *line, size_t *number) {
+  if (!lines->next (line))
     return false;
-  }
-
-private:
-  const std::string &t_;
-  size_t pos_ = 0, n_ = 0;
-};
+  *line = trim (*line);
+  *number = lines->number ();
+  return true;
+}
 
 std::string at_line (size_t n) { return "line " + std::to_string (n) + ": "; }
 
@@ -206,10 +186,10 @@ bool is_forest_text (const std::string &text) {
 Error parse_forest (const std::string &text, ForestModel *out) {
   if (!is_forest_text (text))
     return "not a random-forest cascade (the first line is not 'gpudetect-forest 1')";
-  Lines lines (text);
+  ModelLines lines (text);
   std::string line;
   size_t ln = 0;
-  lines.next (&line, &ln);
+  next_line (&lines, &line, &ln);
   int version = 0;
   const std::vector<std::string> first = words (line.substr (sizeof kMagic - 1), 3);
   if (first.size () != 1 || !to_int (first[0], 0, 1 << 30, &version) || version != kVersion)
@@ -218,7 +198,7 @@ Error parse_forest (const std::string &text, ForestModel *out) {
   ForestModel m;
   Header seen;
   bool in_trees = false;
-  while (lines.next (&line, &ln)) {
+  while (next_line (&lines, &line, &ln)) {
     if (line == "[trees]") {
       in_trees = true;
       break;
@@ -237,7 +217,7 @@ Error parse_forest (const std::string &text, ForestModel *out) {
            " is not a multiple of shrink " + std::to_string (m.shrink);
   std::vector<double> max_leaf;
   bool in_stages = false;
-  while (lines.next (&line, &ln)) {
+  while (next_line (&lines, &line, &ln)) {
     if (line == "[stages]") {
       in_stages = true;
       break;
@@ -258,7 +238,7 @@ Error parse_forest (const std::string &text, ForestModel *out) {
   const int ntrees = static_cast<int> (max_leaf.size ());
   double bound = 0;
   size_t device_nodes = 0;
-  while (lines.next (&line, &ln)) {
+  while (next_line (&lines, &line, &ln)) {
     const std::string where = at_line (ln) + "stage " + std::to_string (m.stages.size ());
     if (line[0] == '[')
       return at_line (ln) + "section " + quoted (line) + " after [stages]";

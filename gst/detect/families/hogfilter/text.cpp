@@ -7,6 +7,7 @@
 // its size.
 #include "model.h"
 
+#include "core/models.h"
 #include "core/numbers.h"
 
 #include <cmath>
@@ -24,45 +25,34 @@ struct Token {
   size_t column = 0; // 1-based
 };
 
-bool is_space (char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
 struct Lines {
-  const std::string &text;
-  size_t at = 0;
-  int number = 0;
-  // The next line that is neither empty nor a comment, cut into at most
-  // `max` tokens (the last holds the rest) at spaces, tabs and carriage
-  // returns (so that a CRLF file reads as an LF one, and a value never ends
-  // in a CR the writer could not write back); false at the end.
+  ModelLines in;
+  // The next line that is neither blank nor a comment, cut into at most
+  // `max` tokens (the last holds the rest) at blanks (so that a value never
+  // ends in a CR the writer could not write back); false at the end.
   bool next (std::vector<Token> *tokens, size_t max) {
-    while (at < text.size ()) {
-      size_t end = text.find ('\n', at);
-      if (end == std::string::npos)
-        end = text.size ();
-      std::string line = text.substr (at, end - at);
-      at = end + 1;
-      number++;
-      tokens->clear ();
-      size_t i = 0;
-      while (i < line.size ()) {
-        while (i < line.size () && is_space (line[i]))
-          i++;
-        if (i >= line.size () || (tokens->empty () && line[i] == '#'))
-          break;
-        size_t j = i;
-        if (tokens->size () + 1 == max)
-          j = line.find_last_not_of (" \t\r") + 1;
-        else
-          while (j < line.size () && !is_space (line[j]))
-            j++;
-        tokens->push_back ({line.substr (i, j - i), i + 1});
-        i = j;
-      }
-      if (!tokens->empty ())
-        return true;
+    std::string line;
+    if (!in.next (&line))
+      return false;
+    tokens->clear ();
+    size_t i = 0;
+    for (;;) {
+      while (i < line.size () && is_model_blank (line[i]))
+        i++;
+      if (i >= line.size ())
+        break;
+      size_t j = i;
+      if (tokens->size () + 1 == max)
+        j = line.find_last_not_of (" \t\r") + 1;
+      else
+        while (j < line.size () && !is_model_blank (line[j]))
+          j++;
+      tokens->push_back ({line.substr (i, j - i), i + 1});
+      i = j;
     }
-    return false;
+    return true;
   }
+  size_t number () const { return in.number (); }
 };
 
 } // namespace
@@ -74,12 +64,12 @@ bool is_hogfilter_text (const std::string &text) {
 }
 
 Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
-  Lines in{text};
+  Lines in{ModelLines (text)};
   std::vector<Token> t;
   auto at = [&] (const Token &k) {
-    return "line " + std::to_string (in.number) + ", column " + std::to_string (k.column) + ": ";
+    return "line " + std::to_string (in.number ()) + ", column " + std::to_string (k.column) + ": ";
   };
-  auto line_at = [&] () { return "line " + std::to_string (in.number) + ": "; };
+  auto line_at = [&] () { return "line " + std::to_string (in.number ()) + ": "; };
   if (!in.next (&t, 3) || t[0].text != kMagic)
     return "line 1: the first line must be '" + std::string (kMagic) + " " + std::to_string (kVersion) + "'";
   int version = 0;
@@ -93,7 +83,7 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
   // the header, up to the first filter
   for (;;) {
     if (!in.next (&t, 4))
-      return "the file ends before its first filter (line " + std::to_string (in.number) + ")";
+      return "the file ends before its first filter (line " + std::to_string (in.number ()) + ")";
     const std::string &key = t[0].text;
     if (key == "filter")
       break;
@@ -239,7 +229,7 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
     fl.coef.reserve (lines * m.cols);
     for (size_t r = 0; r < lines; r++) {
       if (!in.next (&t, static_cast<size_t> (m.cols) + 1))
-        return "the file ends in filter " + std::to_string (f) + " (line " + std::to_string (in.number) + ")";
+        return "the file ends in filter " + std::to_string (f) + " (line " + std::to_string (in.number ()) + ")";
       if (t.size () != static_cast<size_t> (m.cols))
         return line_at () + "filter " + std::to_string (f) + ", dimension " + std::to_string (r / m.rows) + ", row " +
                std::to_string (r % m.rows) + ": " + std::to_string (m.cols) + " coefficients expected, found " +
