@@ -11,6 +11,7 @@
 #include "core/numbers.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace gpudetect {
@@ -55,6 +56,14 @@ struct Lines {
   size_t number () const { return in.number (); }
 };
 
+// The header's keys and how many values each takes (0: any, the rest of the
+// line).
+const std::pair<const char *, size_t> kKeys[] = {
+    {"name", 0},  {"features", 1},  {"cell", 1},      {"pyramid-down", 1}, {"min-level", 2}, {"max-levels", 1},
+    {"block", 2}, {"bins", 1},      {"win-sigma", 1}, {"l2-hys", 1},       {"scale", 1},     {"gamma", 1},
+    {"group", 2}, {"filter-size", 2}, {"overlap", 2}, {"threshold", 1},    {"filters", 1},
+};
+
 } // namespace
 
 bool is_hogfilter_text (const std::string &text) {
@@ -87,12 +96,12 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
     const std::string &key = t[0].text;
     if (key == "filter")
       break;
-    auto want = [&] (size_t n) -> std::string {
-      if (t.size () != n + 1)
-        return line_at () + "'" + key + "' takes " + std::to_string (n) + " value" + (n > 1 ? "s" : "");
-      return {};
-    };
-    std::string e;
+    size_t values = SIZE_MAX;
+    for (const auto &[name, n] : kKeys)
+      if (key == name)
+        values = n;
+    if (values == SIZE_MAX)
+      return at (t[0]) + "unknown key " + quoted (key);
     const bool dt = m.features == HogFeatures::DalalTriggs;
     if ((key == "pyramid-down" || key == "min-level" || key == "overlap") && dt)
       return at (t[0]) + "'" + key + "' applies to fhog31 features only";
@@ -102,6 +111,16 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
       return at (t[0]) + "'" + key + "' applies to hog-dt features only ('features hog-dt' before it)";
     if (key == "pyramid-down" || key == "min-level" || key == "overlap" || (key == "max-levels" && !dt))
       fhog_key = key;
+    if (values && t.size () != values + 1)
+      return line_at () + "'" + key + "' takes " + std::to_string (values) + " value" + (values > 1 ? "s" : "");
+    // the key's two integers, from lo to hi (in `unit`), into *first and *second
+    auto two_ints = [&] (int lo, int hi, int *first, int *second, const char *what, const char *unit) -> Error {
+      for (int k = 0; k < 2; k++)
+        if (!to_int (t[1 + k].text, lo, hi, k ? second : first))
+          return at (t[1 + k]) + what + " must be integers from " + std::to_string (lo) + " to " +
+                 std::to_string (hi) + " (" + unit + ")";
+      return {};
+    };
     if (key == "name") {
       if (t.size () < 2)
         return line_at () + "'name' takes a value";
@@ -111,8 +130,6 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
       if (m.name.size () > 256)
         return at (t[1]) + "the name is longer than 256 bytes";
     } else if (key == "features") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (t[1].text == "hog-dt") {
         if (!fhog_key.empty ())
           return at (t[1]) + "'features hog-dt' must come before '" + fhog_key + "'";
@@ -121,44 +138,29 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
         return at (t[1]) + "features " + quoted (t[1].text) + " are not supported (only 'fhog31' and 'hog-dt')";
       }
     } else if (key == "cell") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, 64, &m.cell))
         return at (t[1]) + "the cell size must be an integer";
       if (m.cell != 8)
         return at (t[1]) + "cells of " + t[1].text + " pixels are not supported (only 8)";
     } else if (key == "pyramid-down") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 4, 20, &m.pyramid_down))
         return at (t[1]) + "pyramid-down must be an integer from 4 to 20 (dlib's pyramid_down<N>)";
     } else if (key == "min-level") {
-      if (!(e = want (2)).empty ())
+      if (Error e = two_ints (8, kHogMaxMinLevel, &m.min_level_width, &m.min_level_height, "min-level sizes", "pixels"))
         return e;
-      for (int k = 0; k < 2; k++)
-        if (!to_int (t[1 + k].text, 8, kHogMaxMinLevel, k ? &m.min_level_height : &m.min_level_width))
-          return at (t[1 + k]) + "min-level sizes must be integers from 8 to " + std::to_string (kHogMaxMinLevel);
     } else if (key == "max-levels") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, kHogMaxLevels, dt ? &m.dt.max_levels : &m.max_levels))
         return at (t[1]) + "max-levels must be an integer from 1 to " + std::to_string (kHogMaxLevels);
     } else if (key == "block") {
-      if (!(e = want (2)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, 256, &m.dt.block) || !to_int (t[2].text, 1, 256, &m.dt.block_stride))
         return line_at () + "'block SIDE STRIDE' takes two integers (pixels)";
       if (m.dt.block != 16 || m.dt.block_stride != 8)
         return at (t[1]) + "blocks of " + t[1].text + " pixels every " + t[2].text +
                " are not supported (only 16 every 8)";
     } else if (key == "bins") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, 64, &m.dt.bins) || m.dt.bins != 9)
         return at (t[1]) + quoted (t[1].text) + " orientation bins are not supported (only 9)";
     } else if (key == "win-sigma" || key == "l2-hys" || key == "scale") {
-      if (!(e = want (1)).empty ())
-        return e;
       double v = 0;
       const bool sigma = key == "win-sigma", hys = key == "l2-hys";
       if (!to_double (t[1].text, &v) || (sigma && !(v > 0 && v <= 1000)) || (hys && !(v > 0 && v <= 1)) ||
@@ -167,30 +169,20 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
                (sigma ? "above 0, at most 1000" : hys ? "above 0, at most 1" : "above 1, at most 4");
       (sigma ? m.dt.win_sigma : hys ? m.dt.l2hys : m.dt.scale) = v;
     } else if (key == "gamma") {
-      if (!(e = want (1)).empty ())
-        return e;
       int g = 0;
       if (!to_int (t[1].text, 0, 1, &g))
         return at (t[1]) + "gamma must be 1 (square roots of the grey levels) or 0";
       m.dt.gamma = g == 1;
     } else if (key == "group") {
-      if (!(e = want (2)).empty ())
-        return e;
       if (!to_int (t[1].text, 0, 1000, &m.dt.group))
         return at (t[1]) + "the group threshold must be an integer from 0 to 1000";
       if (!to_double (t[2].text, &m.dt.group_eps) || m.dt.group_eps < 0 || m.dt.group_eps > 1)
         return at (t[2]) + "the group eps must be a number from 0 to 1";
     } else if (key == "filter-size") {
-      if (!(e = want (2)).empty ())
+      if (Error e = two_ints (1, kHogMaxFilterSide, &m.rows, &m.cols, "filter sizes", "cells"))
         return e;
-      for (int k = 0; k < 2; k++)
-        if (!to_int (t[1 + k].text, 1, kHogMaxFilterSide, k ? &m.cols : &m.rows))
-          return at (t[1 + k]) + "filter sizes must be integers from 1 to " + std::to_string (kHogMaxFilterSide) +
-                 " (cells)";
       have_size = true;
     } else if (key == "overlap") {
-      if (!(e = want (2)).empty ())
-        return e;
       for (int k = 0; k < 2; k++) {
         double v = 0;
         if (!to_double (t[1 + k].text, &v) || v < 0 || v > 1)
@@ -198,17 +190,11 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
         (k ? m.covered : m.iou) = v;
       }
     } else if (key == "threshold") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_double (t[1].text, &m.threshold) || std::fabs (m.threshold) > kHogMaxCoef)
         return at (t[1]) + "the threshold must be a number of at most 1e6 in magnitude";
     } else if (key == "filters") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, kHogMaxFilters, &nfilters))
         return at (t[1]) + "filters must be an integer from 1 to " + std::to_string (kHogMaxFilters);
-    } else {
-      return at (t[0]) + "unknown key " + quoted (key);
     }
   }
   if (!have_size)
