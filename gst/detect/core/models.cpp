@@ -166,4 +166,27 @@ Error read_model_file (const std::string &path, std::string *out) {
   return {};
 }
 
+Error in_model_file (const std::string &path, const Error &e) {
+  return Error ("model file '" + path + "': " + e.message, e.kind);
+}
+
+bool ModelLines::next (std::string *line) {
+  while (at_ < text_.size ()) {
+    size_t end = text_.find ('\n', at_);
+    if (end == std::string::npos)
+      end = text_.size ();
+    const size_t first = at_;
+    at_ = end + 1;
+    number_++;
+    size_t i = first;
+    while (i < end && is_model_blank (text_[i]))
+      i++;
+    if (i < end && text_[i] != '#') {
+      line->assign (text_, first, end - first);
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace gpudetect

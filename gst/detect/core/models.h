@@ -1,6 +1,7 @@
 // Model files: where they are looked up, how names map to files, how they
-// are read (bounded), and the default label a file's name suggests.  Which
-// family reads a file is decided by its content (families/registry.h).
+// are read (bounded; a text format line by line) and loaded into a family's
+// model, and the default label a file's name suggests.  Which family reads a
+// file is decided by its content (families/registry.h).
 #pragma once
 
 #include "cl/error.h"
@@ -38,5 +39,52 @@ std::string label_for_model (const std::string &path);
 // Reads a whole model file (at most kMaxModelFileBytes).  Returns an empty
 // string on success, else a message naming the file.
 Error read_model_file (const std::string &path, std::string *out);
+
+// A message about what the model file at `path` holds, naming the file:
+// "model file 'PATH': MESSAGE".
+Error in_model_file (const std::string &path, const Error &e);
+
+// Names a model after the file it was read from: `path` and the file's label
+// (label_for_model).
+template <typename Model> void name_after_file (const std::string &path, Model *m) {
+  m->path = path;
+  m->default_label = label_for_model (path);
+}
+
+// Reads the model file at `path` (read_model_file) and parses its text with
+// `parse`, whose message is then said of the file (in_model_file); on
+// success the model is named after the file.
+template <typename Model>
+Error load_model_file (const std::string &path, Error (*parse) (const std::string &, Model *), Model *out) {
+  std::string text;
+  if (Error e = read_model_file (path, &text))
+    return e;
+  if (Error e = parse (text, out))
+    return in_model_file (path, e);
+  name_after_file (path, out);
+  return {};
+}
+
+// Lines of a text model file, numbered from 1, without their line break;
+// blank lines and comments (# first) skipped.  Spaces, tabs and carriage
+// returns are blanks, so that a CRLF file reads as an LF one.
+class ModelLines {
+public:
+  explicit ModelLines (const std::string &text) : text_ (text) {}
+  // The next line that is neither blank nor a comment, as it stands in the
+  // file (its blanks kept, so that columns count from its first byte);
+  // false at the end.
+  bool next (std::string *line);
+  // The number of the line `next` gave last (that of the file's last line
+  // once it is at the end).
+  size_t number () const { return number_; }
+
+private:
+  const std::string &text_;
+  size_t at_ = 0, number_ = 0;
+};
+
+// Whether a byte is a blank of a text model file: space, tab or carriage return.
+inline bool is_model_blank (char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 } // namespace gpudetect

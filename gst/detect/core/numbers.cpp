@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <system_error>
 
 namespace gpudetect {
 
@@ -38,6 +39,39 @@ bool to_int (const std::string &t, long long lo, long long hi, int *v) {
     return false;
   *v = static_cast<int> (x);
   return true;
+}
+
+std::string number_text (double v) {
+  char b[32];
+  return {b, std::to_chars (b, b + sizeof b, v).ptr};
+}
+
+std::string float_text (float v) {
+  char b[32];
+  std::string s (b, std::to_chars (b, b + sizeof b, v).ptr);
+  // The shortest float text may lie so close to the midpoint between two
+  // floats that read as a double it rounds to the other; nine digits never do.
+  double back = 0;
+  if (!to_double (s, &back) || static_cast<float> (back) != v)
+    s.assign (b, std::to_chars (b, b + sizeof b, static_cast<double> (v), std::chars_format::general, 9).ptr);
+  return s;
+}
+
+std::string float_literal (float v) {
+  char b[48];
+  const double d = static_cast<double> (v);
+  const std::to_chars_result r = std::to_chars (b, b + sizeof b, std::fabs (d), std::chars_format::hex);
+  return std::string ("(") + (std::signbit (d) ? "-" : "") + "0x" + std::string (b, r.ptr) + "f)";
+}
+
+int64_t saturate_int64 (double v) {
+  if (std::isnan (v))
+    return 0;
+  if (v >= 9.2e18)
+    return INT64_MAX;
+  if (v <= -9.2e18)
+    return INT64_MIN;
+  return static_cast<int64_t> (v);
 }
 
 std::string excerpt (const std::string &s) {

@@ -36,6 +36,16 @@ Error parse (const std::string &text, Doc *out);
 // The document's root element (null if none).
 const xmlNode *root (const Doc &doc);
 
+// A model from a document's text: parses it (parse) and reads its root
+// element with `read`.
+template <typename Model>
+Error read_document (const std::string &text, Error (*read) (const xmlNode *, Model *), Model *out) {
+  Doc doc;
+  if (Error e = parse (text, &doc))
+    return e;
+  return read (root (doc), out);
+}
+
 bool is_elem (const xmlNode *n, const char *name = nullptr);
 // The first child element called `name`, or null.
 const xmlNode *child (const xmlNode *n, const char *name);

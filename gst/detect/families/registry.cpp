@@ -28,59 +28,48 @@ struct Entry {
   Error (*make) (const ModelText &m, std::unique_ptr<Family> *out);
 };
 
-// An XML model: read by its family's loader, named after its file, made
-// into the family.
-template <typename Model, Error (*Read) (const xmlNode *, Model *),
-          std::unique_ptr<Family> (*Make) (Model)>
-Error from_xml (const ModelText &m, std::unique_ptr<Family> *out) {
+// What a family's reader takes: an XML file's root element, or another
+// file's text.
+template <typename Source> Source source_of (const ModelText &m);
+template <> const xmlNode *source_of<const xmlNode *> (const ModelText &m) { return m.root; }
+template <> const std::string &source_of<const std::string &> (const ModelText &m) { return m.text; }
+
+// A model: read by its family's reader, named after its file, made into the
+// family.
+template <typename Model, typename Source>
+Error make_family (const ModelText &m, Error (*read) (Source, Model *), std::unique_ptr<Family> (*make) (Model),
+                   std::unique_ptr<Family> *out) {
   Model model;
-  if (Error e = Read (m.root, &model))
+  if (Error e = read (source_of<Source> (m), &model))
     return e;
-  model.path = m.path;
-  model.default_label = label_for_model (m.path);
-  *out = Make (std::move (model));
+  name_after_file (m.path, &model);
+  *out = make (std::move (model));
   return {};
 }
 
-// A random-forest cascade (text, families/forest/csv.cpp).
-Error from_forest (const ModelText &m, std::unique_ptr<Family> *out) {
-  ForestModel model;
-  if (Error e = parse_forest (m.text, &model))
-    return e;
-  model.path = m.path;
-  model.default_label = label_for_model (m.path);
-  *out = make_forest_family (std::move (model));
-  return {};
+template <typename Source> bool recognises (const ModelText &m, bool (*is) (Source)) {
+  return is (source_of<Source> (m));
 }
 
-// Linear HOG filters (text, families/hogfilter/text.cpp).
-Error from_hogfilter (const ModelText &m, std::unique_ptr<Family> *out) {
-  HogFilterModel model;
-  if (Error e = parse_hogfilter (m.text, &model))
-    return e;
-  model.path = m.path;
-  model.default_label = label_for_model (m.path);
-  *out = make_hogfilter_family (std::move (model));
-  return {};
+// The table's functions for a family's recogniser, reader and maker.
+template <auto Is> bool is (const ModelText &m) { return recognises (m, Is); }
+template <auto Read, auto Make> Error from (const ModelText &m, std::unique_ptr<Family> *out) {
+  return make_family (m, Read, Make, out);
 }
 
 const Entry kFamilies[] = {
     {"an OpenCV cascade (<opencv_storage><cascade>)",
-     [] (const ModelText &m) { return is_cascade_storage (m.root); },
-     from_xml<CascadeModel, read_cascade_storage, make_cascade_family>},
+     is<is_cascade_storage>, from<read_cascade_storage, make_cascade_family>},
     {"a WaldBoost classifier (<WaldBoostClassifier>)",
-     [] (const ModelText &m) { return is_waldboost_native (m.root); },
-     from_xml<WaldBoostModel, read_waldboost_native, make_waldboost_family>},
+     is<is_waldboost_native>, from<read_waldboost_native, make_waldboost_family>},
     {"an OpenCV xobjdetect WBDetector (<opencv_storage><waldboost><waldboost_params>)",
-     [] (const ModelText &m) { return is_waldboost_xobjdetect (m.root); },
-     from_xml<WaldBoostModel, read_waldboost_xobjdetect, make_waldboost_family>},
+     is<is_waldboost_xobjdetect>, from<read_waldboost_xobjdetect, make_waldboost_family>},
     {"a cv::dpm model (<RootFilters>)",
-     [] (const ModelText &m) { return is_dpm_storage (m.root); },
-     from_xml<DpmModel, read_dpm_storage, make_dpm_family>},
+     is<is_dpm_storage>, from<read_dpm_storage, make_dpm_family>},
     {"a random-forest cascade (first line 'gpudetect-forest 1')",
-     [] (const ModelText &m) { return is_forest_text (m.text); }, from_forest},
+     is<is_forest_text>, from<parse_forest, make_forest_family>},
     {"linear HOG filters (first line 'gpudetect-hogfilter 1')",
-     [] (const ModelText &m) { return is_hogfilter_text (m.text); }, from_hogfilter},
+     is<is_hogfilter_text>, from<parse_hogfilter, make_hogfilter_family>},
 };
 
 } // namespace
@@ -121,11 +110,11 @@ Error load_family_text (const std::string &path, const std::string &text, std::u
     if (!f.recognises (m))
       continue;
     if (Error e = f.make (m, out))
-      return "model file '" + path + "': " + e.message;
+      return in_model_file (path, e);
     return {};
   }
   if (m.xml_error)
-    return "model file '" + path + "': " + m.xml_error.message;
+    return in_model_file (path, m.xml_error);
   return "model file '" + path + "' is none of the formats gpudetect reads: " + known_model_formats ();
 }
 

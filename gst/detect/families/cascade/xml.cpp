@@ -19,7 +19,7 @@ using xml::to_long;
 using xml::tokens;
 
 constexpr int kMaxWindow = 1024;
-constexpr int kMaxStages = 10000;
+constexpr size_t kMaxStages = 10000;
 constexpr size_t kMaxTrees = 1u << 20;
 constexpr int kMaxNodesPerTree = 1024;
 constexpr size_t kMaxFeatures = 1u << 20;
@@ -46,6 +46,21 @@ struct Parser {
       return fail (std::string ("<") + name + "> must be an integer in [" + std::to_string (lo) + ", " +
                    std::to_string (hi) + "]");
     *v = static_cast<int> (x);
+    return true;
+  }
+
+  // Each child element of root's <name> (its <stages> or <features>), 1 to
+  // `max` of them, read by `read (element, index)`.
+  template <typename Read> bool read_each (const xmlNode *root, const char *name, size_t max, Read read) {
+    const xmlNode *n = child (root, name);
+    if (!n)
+      return fail (std::string ("missing <") + name + ">");
+    const std::vector<const xmlNode *> list = elements (n);
+    if (list.empty () || list.size () > max)
+      return fail (std::string ("<") + name + "> must hold between 1 and " + std::to_string (max) + " " + name);
+    for (size_t i = 0; i < list.size (); i++)
+      if (!read (list[i], i))
+        return false;
     return true;
   }
 
@@ -113,90 +128,74 @@ struct Parser {
     return true;
   }
 
-  bool read_stages (const xmlNode *root) {
-    const xmlNode *st = child (root, "stages");
-    if (!st)
-      return fail ("missing <stages>");
-    std::vector<const xmlNode *> stages = elements (st);
-    if (stages.empty () || stages.size () > static_cast<size_t> (kMaxStages))
-      return fail ("<stages> must hold between 1 and " + std::to_string (kMaxStages) + " stages");
-    for (size_t si = 0; si < stages.size (); si++) {
-      const xmlNode *thr = child (stages[si], "stageThreshold");
-      const xmlNode *weak = child (stages[si], "weakClassifiers");
-      std::vector<std::string> t = tokens (thr, 2);
-      double v;
-      if (!thr || t.size () != 1 || !to_double (t[0], &v))
-        return fail ("stage " + std::to_string (si) + ": missing or malformed <stageThreshold>");
-      std::vector<const xmlNode *> ws = elements (weak);
-      if (ws.empty ())
-        return fail ("stage " + std::to_string (si) + ": no weak classifiers");
-      CascadeModel::Stage stage;
-      stage.threshold = static_cast<float> (v) - kThresholdEps;
-      stage.first_tree = static_cast<int> (m.trees.size ());
-      stage.ntrees = static_cast<int> (ws.size ());
-      for (const xmlNode *w : ws) {
-        if (m.trees.size () >= kMaxTrees)
-          return fail ("too many weak classifiers");
-        if (!read_weak (w, static_cast<int> (si)))
-          return false;
-      }
-      m.stages.push_back (stage);
+  bool read_stage (const xmlNode *sn, size_t si) {
+    const xmlNode *thr = child (sn, "stageThreshold");
+    const xmlNode *weak = child (sn, "weakClassifiers");
+    std::vector<std::string> t = tokens (thr, 2);
+    double v;
+    if (!thr || t.size () != 1 || !to_double (t[0], &v))
+      return fail ("stage " + std::to_string (si) + ": missing or malformed <stageThreshold>");
+    std::vector<const xmlNode *> ws = elements (weak);
+    if (ws.empty ())
+      return fail ("stage " + std::to_string (si) + ": no weak classifiers");
+    CascadeModel::Stage stage;
+    stage.threshold = static_cast<float> (v) - kThresholdEps;
+    stage.first_tree = static_cast<int> (m.trees.size ());
+    stage.ntrees = static_cast<int> (ws.size ());
+    for (const xmlNode *w : ws) {
+      if (m.trees.size () >= kMaxTrees)
+        return fail ("too many weak classifiers");
+      if (!read_weak (w, static_cast<int> (si)))
+        return false;
     }
+    m.stages.push_back (stage);
     return true;
   }
 
-  bool read_features (const xmlNode *root) {
-    const xmlNode *fs = child (root, "features");
-    if (!fs)
-      return fail ("missing <features>");
-    std::vector<const xmlNode *> feats = elements (fs);
-    if (feats.empty () || feats.size () > kMaxFeatures)
-      return fail ("<features> is empty or too large");
+  bool read_feature (const xmlNode *fn, size_t fi) {
     const int W = m.window_width, H = m.window_height;
-    for (size_t fi = 0; fi < feats.size (); fi++) {
-      std::string where = "feature " + std::to_string (fi);
-      if (m.feature_type == CascadeModel::FeatureType::Lbp) {
-        std::vector<std::string> t = tokens (child (feats[fi], "rect"), 5);
-        long long v[4];
-        if (t.size () != 4 || !to_long (t[0], &v[0]) || !to_long (t[1], &v[1]) || !to_long (t[2], &v[2]) ||
-            !to_long (t[3], &v[3]))
-          return fail (where + ": <rect> must hold 4 integers");
-        if (v[0] < 0 || v[1] < 0 || v[2] <= 0 || v[3] <= 0 || v[0] + 3 * v[2] > W || v[1] + 3 * v[3] > H)
-          return fail (where + ": LBP block lies outside the " + std::to_string (W) + "x" + std::to_string (H) +
-                       " window");
-        m.lbp_features.push_back ({int (v[0]), int (v[1]), int (v[2]), int (v[3])});
-        continue;
-      }
-      CascadeModel::HaarFeature f;
-      std::vector<const xmlNode *> rects = elements (child (feats[fi], "rects"));
-      if (rects.empty () || rects.size () > 3)
-        return fail (where + ": <rects> must hold 1 to 3 rectangles");
-      const xmlNode *tn = child (feats[fi], "tilted");
-      if (tn) {
-        std::vector<std::string> t = tokens (tn, 2);
-        long long tv;
-        if (t.size () != 1 || !to_long (t[0], &tv))
-          return fail (where + ": malformed <tilted>");
-        f.tilted = tv != 0;
-      }
-      for (size_t ri = 0; ri < rects.size (); ri++) {
-        std::vector<std::string> t = tokens (rects[ri], 6);
-        long long v[4];
-        double w;
-        if (t.size () != 5 || !to_long (t[0], &v[0]) || !to_long (t[1], &v[1]) || !to_long (t[2], &v[2]) ||
-            !to_long (t[3], &v[3]) || !to_double (t[4], &w))
-          return fail (where + ": a rectangle must be 'x y width height weight'");
-        long long x = v[0], y = v[1], rw = v[2], rh = v[3];
-        bool inside = f.tilted ? (x - rh >= 0 && x + rw <= W && y >= 0 && y + rw + rh <= H && rw >= 0 && rh >= 0)
-                               : (x >= 0 && y >= 0 && rw >= 0 && rh >= 0 && x + rw <= W && y + rh <= H);
-        if (!inside)
-          return fail (where + ": rectangle lies outside the " + std::to_string (W) + "x" + std::to_string (H) +
-                       " window");
-        f.rect[ri] = {int (x), int (y), int (rw), int (rh), static_cast<float> (w)};
-      }
-      m.has_tilted = m.has_tilted || f.tilted;
-      m.haar_features.push_back (f);
+    const std::string where = "feature " + std::to_string (fi);
+    if (m.feature_type == CascadeModel::FeatureType::Lbp) {
+      std::vector<std::string> t = tokens (child (fn, "rect"), 5);
+      long long v[4];
+      if (t.size () != 4 || !to_long (t[0], &v[0]) || !to_long (t[1], &v[1]) || !to_long (t[2], &v[2]) ||
+          !to_long (t[3], &v[3]))
+        return fail (where + ": <rect> must hold 4 integers");
+      if (v[0] < 0 || v[1] < 0 || v[2] <= 0 || v[3] <= 0 || v[0] + 3 * v[2] > W || v[1] + 3 * v[3] > H)
+        return fail (where + ": LBP block lies outside the " + std::to_string (W) + "x" + std::to_string (H) +
+                     " window");
+      m.lbp_features.push_back ({int (v[0]), int (v[1]), int (v[2]), int (v[3])});
+      return true;
     }
+    CascadeModel::HaarFeature f;
+    std::vector<const xmlNode *> rects = elements (child (fn, "rects"));
+    if (rects.empty () || rects.size () > 3)
+      return fail (where + ": <rects> must hold 1 to 3 rectangles");
+    const xmlNode *tn = child (fn, "tilted");
+    if (tn) {
+      std::vector<std::string> t = tokens (tn, 2);
+      long long tv;
+      if (t.size () != 1 || !to_long (t[0], &tv))
+        return fail (where + ": malformed <tilted>");
+      f.tilted = tv != 0;
+    }
+    for (size_t ri = 0; ri < rects.size (); ri++) {
+      std::vector<std::string> t = tokens (rects[ri], 6);
+      long long v[4];
+      double w;
+      if (t.size () != 5 || !to_long (t[0], &v[0]) || !to_long (t[1], &v[1]) || !to_long (t[2], &v[2]) ||
+          !to_long (t[3], &v[3]) || !to_double (t[4], &w))
+        return fail (where + ": a rectangle must be 'x y width height weight'");
+      long long x = v[0], y = v[1], rw = v[2], rh = v[3];
+      bool inside = f.tilted ? (x - rh >= 0 && x + rw <= W && y >= 0 && y + rw + rh <= H && rw >= 0 && rh >= 0)
+                             : (x >= 0 && y >= 0 && rw >= 0 && rh >= 0 && x + rw <= W && y + rh <= H);
+      if (!inside)
+        return fail (where + ": rectangle lies outside the " + std::to_string (W) + "x" + std::to_string (H) +
+                     " window");
+      f.rect[ri] = {int (x), int (y), int (rw), int (rh), static_cast<float> (w)};
+    }
+    m.has_tilted = m.has_tilted || f.tilted;
+    m.haar_features.push_back (f);
     return true;
   }
 
@@ -226,7 +225,9 @@ struct Parser {
       return fail ("LBP cascades must have maxCatCount 256");
     if (m.feature_type == CascadeModel::FeatureType::Haar && m.ncategories != 0)
       return fail ("HAAR cascades must have maxCatCount 0");
-    if (!read_stages (root) || !read_features (root))
+    auto stage = [this] (const xmlNode *n, size_t i) { return read_stage (n, i); };
+    auto feature = [this] (const xmlNode *n, size_t i) { return read_feature (n, i); };
+    if (!read_each (root, "stages", kMaxStages, stage) || !read_each (root, "features", kMaxFeatures, feature))
       return false;
     for (const CascadeModel::Node &n : m.nodes)
       if (static_cast<size_t> (n.feature) >= m.feature_count ())
@@ -275,21 +276,11 @@ Error read_cascade_storage (const xmlNode *top, CascadeModel *out) {
 }
 
 Error parse_cascade_xml (const std::string &text, CascadeModel *out) {
-  xml::Doc doc;
-  if (Error e = xml::parse (text, &doc))
-    return e;
-  return read_cascade_storage (xml::root (doc), out);
+  return xml::read_document (text, read_cascade_storage, out);
 }
 
 Error load_cascade_file (const std::string &path, CascadeModel *out) {
-  std::string text;
-  if (Error e = read_model_file (path, &text))
-    return e;
-  if (Error e = parse_cascade_xml (text, out))
-    return "model file '" + path + "': " + e.message;
-  out->path = path;
-  out->default_label = label_for_model (path);
-  return {};
+  return load_model_file (path, parse_cascade_xml, out);
 }
 
 } // namespace gpudetect

@@ -53,14 +53,30 @@ const xmlNode *field (const xmlNode *root, const char *name, Error *err) {
   return n;
 }
 
-Error real_field (const xmlNode *root, const char *name, double *v) {
+// A field's numbers (at most `max`) and its node.
+Error field_numbers (const xmlNode *root, const char *name, size_t max, std::vector<double> *v, const xmlNode **node) {
   Error e;
-  const xmlNode *n = field (root, name, &e);
-  if (!n)
+  if (!(*node = field (root, name, &e)))
     return e;
+  return numbers (*node, name, max, v);
+}
+
+// A field of one number per component.
+Error component_numbers (const xmlNode *root, const char *name, int ncomp, std::vector<double> *v,
+                         const xmlNode **node) {
+  if (Error e = field_numbers (root, name, ncomp, v, node))
+    return e;
+  if (v->size () != static_cast<size_t> (ncomp))
+    return where (*node, name) + " holds " + std::to_string (v->size ()) + " values, not NumComponents (" +
+           std::to_string (ncomp) + ")";
+  return {};
+}
+
+Error real_field (const xmlNode *root, const char *name, double *v) {
   std::vector<double> t;
-  if (Error e2 = numbers (n, name, 1, &t))
-    return e2;
+  const xmlNode *n;
+  if (Error e = field_numbers (root, name, 1, &t, &n))
+    return e;
   if (t.size () != 1)
     return where (n, name) + ": one number expected";
   *v = t[0];
@@ -207,25 +223,14 @@ Error read_dpm_storage (const xmlNode *root, DpmModel *out) {
   m.threshold = static_cast<float> (m.threshold); // a float in cv::dpm
   Error e;
   std::vector<double> v;
-  const xmlNode *n = field (root, "Bias", &e);
-  if (!n)
+  const xmlNode *n;
+  if ((e = component_numbers (root, "Bias", ncomp, &v, &n)))
     return e;
-  if ((e = numbers (n, "Bias", ncomp, &v)))
-    return e;
-  if (v.size () != static_cast<size_t> (ncomp))
-    return where (n, "Bias") + " holds " + std::to_string (v.size ()) + " values, not NumComponents (" +
-           std::to_string (ncomp) + ")";
   m.components.resize (ncomp);
   for (int c = 0; c < ncomp; c++)
     m.components[c].bias = static_cast<float> (v[c]);
-  n = field (root, "NumParts", &e);
-  if (!n)
+  if ((e = component_numbers (root, "NumParts", ncomp, &v, &n)))
     return e;
-  if ((e = numbers (n, "NumParts", ncomp, &v)))
-    return e;
-  if (v.size () != static_cast<size_t> (ncomp))
-    return where (n, "NumParts") + " holds " + std::to_string (v.size ()) + " values, not NumComponents (" +
-           std::to_string (ncomp) + ")";
   size_t nparts = 0;
   for (int c = 0; c < ncomp; c++) {
     if (!integral (v[c], 0, kDpmMaxParts))
@@ -271,10 +276,7 @@ Error read_dpm_storage (const xmlNode *root, DpmModel *out) {
 }
 
 Error parse_dpm_xml (const std::string &text, DpmModel *out) {
-  xml::Doc doc;
-  if (Error e = xml::parse (text, &doc))
-    return e;
-  return read_dpm_storage (xml::root (doc), out);
+  return xml::read_document (text, read_dpm_storage, out);
 }
 
 } // namespace gpudetect

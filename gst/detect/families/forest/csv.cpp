@@ -6,13 +6,10 @@
 // input costs time and memory in proportion to its size.
 #include "model.h"
 
+#include "core/models.h"
 #include "core/numbers.h"
 
-#include "core/models.h"
-
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 namespace gpudetect {
@@ -61,45 +58,17 @@ std::vector<std::string> words (const std::string &s, size_t max) {
   return w;
 }
 
-// Lines of the text, numbered from 1, without their line break; comment
-// (#...) and blank lines skipped.
-class Lines {
-public:
-  explicit Lines (const std::string &t) : t_ (t) {}
-  bool next (std::string *line, size_t *number) {
-    while (pos_ < t_.size ()) {
-      size_t e = t_.find ('\n', pos_);
-      if (e == std::string::npos)
-        e = t_.size ();
-      std::string l = t_.substr (pos_, e - pos_);
-      pos_ = e + 1;
-      n_++;
-      if (!l.empty () && l.back () == '\r')
-        l.pop_back ();
-      const std::string s = trim (l);
-      if (s.empty () || s[0] == '#')
-        continue;
-      *line = s;
-      *number = n_;
-      return true;
-    }
+// The next line that is neither blank nor a comment, without the blanks at
+// its ends, and its number.
+bool next_line (ModelLines *lines, std::string *line, size_t *number) {
+  if (!lines->next (line))
     return false;
-  }
-
-private:
-  const std::string &t_;
-  size_t pos_ = 0, n_ = 0;
-};
+  *line = trim (*line);
+  *number = lines->number ();
+  return true;
+}
 
 std::string at_line (size_t n) { return "line " + std::to_string (n) + ": "; }
-
-std::string fmt (double v) {
-  if (std::isinf (v))
-    return v > 0 ? "inf" : "-inf";
-  char b[40];
-  std::snprintf (b, sizeof b, "%.17g", v);
-  return b;
-}
 
 struct Header {
   bool window = false, shrink = false, levels = false, nodes = false, blur = false, threshold = false, name = false;
@@ -109,40 +78,43 @@ Error read_header_line (const std::string &line, size_t ln, Header *seen, Forest
   const size_t sp = line.find_first_of (" \t");
   const std::string key = line.substr (0, sp), rest = sp == std::string::npos ? std::string () : trim (line.substr (sp));
   const std::vector<std::string> v = words (rest, 5);
-  auto once = [&] (bool *flag) {
-    const bool again = *flag;
-    *flag = true;
-    return again;
+  const std::pair<const char *, bool *> keys[] = {
+      {"name", &seen->name},   {"window", &seen->window},       {"shrink", &seen->shrink},
+      {"levels-per-octave", &seen->levels}, {"blur", &seen->blur}, {"threshold", &seen->threshold},
+      {"nodes", &seen->nodes},
   };
+  bool *once = nullptr;
+  std::string known;
+  for (const auto &[name, flag] : keys) {
+    known += name + std::string (", ");
+    if (key == name)
+      once = flag;
+  }
+  if (!once)
+    return at_line (ln) + "unknown header key " + quoted (key) + " (expected " + known + "then [trees])";
   const std::string where = at_line (ln) + key + ": ";
+  if (*once)
+    return where + "given twice";
+  *once = true;
+  // a key of one integer from 1 to `max`
+  auto count = [&] (int max, int *value, const char *expected) -> Error {
+    if (v.size () != 1 || !to_int (v[0], 1, max, value))
+      return where + "expected " + expected + " 1 to " + std::to_string (max);
+    return {};
+  };
   if (key == "name") {
-    if (once (&seen->name))
-      return where + "given twice";
     m->name = rest;
   } else if (key == "window") {
-    if (once (&seen->window))
-      return where + "given twice";
     if (v.size () != 2 || !to_int (v[0], 1, kForestMaxWindow, &m->window_width) ||
         !to_int (v[1], 1, kForestMaxWindow, &m->window_height))
       return where + "expected the window's width and height in pixels, 1 to " + std::to_string (kForestMaxWindow);
   } else if (key == "shrink") {
-    if (once (&seen->shrink))
-      return where + "given twice";
-    if (v.size () != 1 || !to_int (v[0], 1, kForestMaxShrink, &m->shrink))
-      return where + "expected an integer from 1 to " + std::to_string (kForestMaxShrink);
+    return count (kForestMaxShrink, &m->shrink, "an integer from");
   } else if (key == "levels-per-octave") {
-    if (once (&seen->levels))
-      return where + "given twice";
-    if (v.size () != 1 || !to_int (v[0], 1, kForestMaxLevelsPerOctave, &m->levels_per_octave))
-      return where + "expected an integer from 1 to " + std::to_string (kForestMaxLevelsPerOctave);
+    return count (kForestMaxLevelsPerOctave, &m->levels_per_octave, "an integer from");
   } else if (key == "nodes") {
-    if (once (&seen->nodes))
-      return where + "given twice";
-    if (v.size () != 1 || !to_int (v[0], 1, kForestMaxNodesPerTree, &m->nodes_per_tree))
-      return where + "expected the nodes of a tree, 1 to " + std::to_string (kForestMaxNodesPerTree);
+    return count (kForestMaxNodesPerTree, &m->nodes_per_tree, "the nodes of a tree,");
   } else if (key == "blur") {
-    if (once (&seen->blur))
-      return where + "given twice";
     double w[3];
     bool ok = v.size () == 3;
     for (int i = 0; ok && i < 3; i++) {
@@ -154,13 +126,8 @@ Error read_header_line (const std::string &line, size_t ln, Header *seen, Forest
       return where + "expected three weights a b a in sixteenths (0, 0.0625, ... 1) summing to 1, such as "
                      "0.25 0.5 0.25";
   } else if (key == "threshold") {
-    if (once (&seen->threshold))
-      return where + "given twice";
     if (v.size () != 1 || !to_double (v[0], &m->threshold) || std::fabs (m->threshold) > kForestMaxSum)
       return where + "expected a number within +-2^30";
-  } else {
-    return at_line (ln) + "unknown header key " + quoted (key) +
-           " (expected name, window, shrink, levels-per-octave, blur, threshold, nodes, then [trees])";
   }
   return {};
 }
@@ -206,6 +173,53 @@ Error read_tree (const std::string &line, size_t ln, size_t t, ForestModel *m, d
   return {};
 }
 
+// What the stages read so far add up to.
+struct StageSums {
+  double bound = 0;        // the largest |sum| of leaf scores
+  size_t device_nodes = 0; // nodes on the device
+};
+
+Error read_stage (const std::string &line, size_t ln, const std::vector<double> &max_leaf, StageSums *sums,
+                  ForestModel *m) {
+  const int ntrees = static_cast<int> (max_leaf.size ());
+  const std::string where = at_line (ln) + "stage " + std::to_string (m->stages.size ());
+  if (m->stages.size () >= kForestMaxStages)
+    return at_line (ln) + "more than " + std::to_string (kForestMaxStages) + " stages";
+  const std::vector<std::string> f = split (line, ',', 4);
+  if (f.size () != 3)
+    return where + ": " + (f.size () > 3 ? std::string ("more than 3") : std::to_string (f.size ())) +
+           " values, expected 3 (first tree, last tree, threshold)";
+  ForestModel::Stage st;
+  if (!to_int (f[0], 0, ntrees - 1, &st.first))
+    return where + ", column 1 (first tree) = " + quoted (f[0]) + ": expected a tree, 0 to " +
+           std::to_string (ntrees - 1);
+  if (!to_int (f[1], st.first, ntrees - 1, &st.last))
+    return where + ", column 2 (last tree) = " + quoted (f[1]) + ": expected a tree from the first (" +
+           std::to_string (st.first) + ") to " + std::to_string (ntrees - 1);
+  const int n = st.last - st.first + 1;
+  if (static_cast<long long> (n) * m->nodes_per_tree > kForestMaxStageNodes)
+    return where + ": " + std::to_string (n) + " trees of " + std::to_string (m->nodes_per_tree) +
+           " nodes, more than " + std::to_string (kForestMaxStageNodes) + " nodes in one stage";
+  if (f[2] == "-inf")
+    st.threshold = -INFINITY;
+  else if (!to_double (f[2], &st.threshold) || st.threshold > kForestMaxSum ||
+           (st.threshold < -kForestMaxSum && st.threshold > -kNever))
+    return where + ", column 3 (threshold) = " + quoted (f[2]) + ": expected a number within +-2^30, or -inf";
+  if (st.threshold <= -kNever)
+    st.threshold = -INFINITY;
+  double ml = 0;
+  for (int t = st.first; t <= st.last; t++)
+    ml = std::max (ml, max_leaf[t]);
+  sums->bound += ml;
+  if (sums->bound > kForestMaxSum)
+    return where + ": the leaf scores could sum beyond +-2^30";
+  sums->device_nodes += static_cast<size_t> (n) * m->nodes_per_tree;
+  if (sums->device_nodes > kForestMaxDeviceNodes)
+    return where + ": the stages hold more than " + std::to_string (kForestMaxDeviceNodes) + " nodes in all";
+  m->stages.push_back (st);
+  return {};
+}
+
 } // namespace
 
 bool is_forest_text (const std::string &text) {
@@ -217,28 +231,37 @@ bool is_forest_text (const std::string &text) {
 Error parse_forest (const std::string &text, ForestModel *out) {
   if (!is_forest_text (text))
     return "not a random-forest cascade (the first line is not 'gpudetect-forest 1')";
-  Lines lines (text);
+  ModelLines lines (text);
   std::string line;
   size_t ln = 0;
-  lines.next (&line, &ln);
+  next_line (&lines, &line, &ln);
   int version = 0;
   const std::vector<std::string> first = words (line.substr (sizeof kMagic - 1), 3);
   if (first.size () != 1 || !to_int (first[0], 0, 1 << 30, &version) || version != kVersion)
     return at_line (ln) + "version " + quoted (trim (line.substr (sizeof kMagic - 1))) + " is not supported (only " +
            std::to_string (kVersion) + ")";
+  // The lines of a section up to the heading `next` (*found then; none for
+  // the last section), each read by `read`; any other heading is out of its
+  // place, which `place` says.
+  auto section = [&] (const char *next, bool *found, const char *place, auto read) -> Error {
+    while (next_line (&lines, &line, &ln)) {
+      if (next && line == next) {
+        *found = true;
+        return {};
+      }
+      if (line[0] == '[')
+        return at_line (ln) + "section " + quoted (line) + " " + place;
+      if (Error e = read ())
+        return e;
+    }
+    return {};
+  };
   ForestModel m;
   Header seen;
   bool in_trees = false;
-  while (lines.next (&line, &ln)) {
-    if (line == "[trees]") {
-      in_trees = true;
-      break;
-    }
-    if (line[0] == '[')
-      return at_line (ln) + "section " + quoted (line) + " before [trees]";
-    if (Error e = read_header_line (line, ln, &seen, &m))
-      return e;
-  }
+  auto header = [&] { return read_header_line (line, ln, &seen, &m); };
+  if (Error e = section ("[trees]", &in_trees, "before [trees]", header))
+    return e;
   if (!in_trees)
     return "no [trees] section";
   if (!seen.window || !seen.shrink || !seen.levels || !seen.nodes)
@@ -246,68 +269,27 @@ Error parse_forest (const std::string &text, ForestModel *out) {
   if (m.window_width % m.shrink || m.window_height % m.shrink)
     return "the window " + std::to_string (m.window_width) + "x" + std::to_string (m.window_height) +
            " is not a multiple of shrink " + std::to_string (m.shrink);
-  std::vector<double> max_leaf;
+  std::vector<double> max_leaf; // of each tree, its largest |leaf score|
   bool in_stages = false;
-  while (lines.next (&line, &ln)) {
-    if (line == "[stages]") {
-      in_stages = true;
-      break;
-    }
-    if (line[0] == '[')
-      return at_line (ln) + "section " + quoted (line) + " where [stages] or a tree was expected";
+  auto tree = [&] () -> Error {
     if (max_leaf.size () >= kForestMaxTrees)
       return at_line (ln) + "more than " + std::to_string (kForestMaxTrees) + " trees";
     double ml = 0;
     if (Error e = read_tree (line, ln, max_leaf.size (), &m, &ml))
       return e;
     max_leaf.push_back (ml);
-  }
+    return {};
+  };
+  if (Error e = section ("[stages]", &in_stages, "where [stages] or a tree was expected", tree))
+    return e;
   if (max_leaf.empty ())
     return "the [trees] section holds no tree";
   if (!in_stages)
     return "no [stages] section";
-  const int ntrees = static_cast<int> (max_leaf.size ());
-  double bound = 0;
-  size_t device_nodes = 0;
-  while (lines.next (&line, &ln)) {
-    const std::string where = at_line (ln) + "stage " + std::to_string (m.stages.size ());
-    if (line[0] == '[')
-      return at_line (ln) + "section " + quoted (line) + " after [stages]";
-    if (m.stages.size () >= kForestMaxStages)
-      return at_line (ln) + "more than " + std::to_string (kForestMaxStages) + " stages";
-    const std::vector<std::string> f = split (line, ',', 4);
-    if (f.size () != 3)
-      return where + ": " + (f.size () > 3 ? std::string ("more than 3") : std::to_string (f.size ())) +
-             " values, expected 3 (first tree, last tree, threshold)";
-    ForestModel::Stage st;
-    if (!to_int (f[0], 0, ntrees - 1, &st.first))
-      return where + ", column 1 (first tree) = " + quoted (f[0]) + ": expected a tree, 0 to " +
-             std::to_string (ntrees - 1);
-    if (!to_int (f[1], st.first, ntrees - 1, &st.last))
-      return where + ", column 2 (last tree) = " + quoted (f[1]) + ": expected a tree from the first (" +
-             std::to_string (st.first) + ") to " + std::to_string (ntrees - 1);
-    const int n = st.last - st.first + 1;
-    if (static_cast<long long> (n) * m.nodes_per_tree > kForestMaxStageNodes)
-      return where + ": " + std::to_string (n) + " trees of " + std::to_string (m.nodes_per_tree) +
-             " nodes, more than " + std::to_string (kForestMaxStageNodes) + " nodes in one stage";
-    if (f[2] == "-inf")
-      st.threshold = -INFINITY;
-    else if (!to_double (f[2], &st.threshold) || st.threshold > kForestMaxSum ||
-             (st.threshold < -kForestMaxSum && st.threshold > -kNever))
-      return where + ", column 3 (threshold) = " + quoted (f[2]) + ": expected a number within +-2^30, or -inf";
-    if (st.threshold <= -kNever)
-      st.threshold = -INFINITY;
-    double ml = 0;
-    for (int t = st.first; t <= st.last; t++)
-      ml = std::max (ml, max_leaf[t]);
-    bound += ml;
-    if (bound > kForestMaxSum)
-      return where + ": the leaf scores could sum beyond +-2^30";
-    device_nodes += static_cast<size_t> (n) * m.nodes_per_tree;
-    if (device_nodes > kForestMaxDeviceNodes)
-      return where + ": the stages hold more than " + std::to_string (kForestMaxDeviceNodes) + " nodes in all";
-    m.stages.push_back (st);
-  }
+  StageSums sums;
+  auto stage = [&] { return read_stage (line, ln, max_leaf, &sums, &m); };
+  if (Error e = section (nullptr, nullptr, "after [stages]", stage))
+    return e;
   if (m.stages.empty ())
     return "the [stages] section holds no stage";
   *out = std::move (m);
@@ -321,35 +303,30 @@ std::string write_forest (const ForestModel &m) {
   o += "window " + std::to_string (m.window_width) + " " + std::to_string (m.window_height) + "\n";
   o += "shrink " + std::to_string (m.shrink) + "\n";
   o += "levels-per-octave " + std::to_string (m.levels_per_octave) + "\n";
-  o += "blur " + fmt (m.blur[0] / 16.0) + " " + fmt (m.blur[1] / 16.0) + " " + fmt (m.blur[2] / 16.0) + "\n";
-  o += "threshold " + fmt (m.threshold) + "\n";
+  o += "blur " + number_text (m.blur[0] / 16.0) + " " + number_text (m.blur[1] / 16.0) + " " +
+       number_text (m.blur[2] / 16.0) + "\n";
+  o += "threshold " + number_text (m.threshold) + "\n";
   o += "nodes " + std::to_string (m.nodes_per_tree) + "\n";
   o += "[trees]\n# per node: score,threshold,left,x1,y1,x2,y2,z1,z2\n";
   const size_t K = static_cast<size_t> (m.nodes_per_tree);
   for (size_t t = 0; t < m.trees (); t++) {
     for (size_t i = 0; i < K; i++) {
       const ForestModel::Node &n = m.nodes[t * K + i];
-      o += (i ? "," : "") + fmt (n.score) + "," + fmt (n.threshold) + "," + std::to_string (n.left) + "," +
-           std::to_string (n.x1) + "," + std::to_string (n.y1) + "," + std::to_string (n.x2) + "," +
-           std::to_string (n.y2) + "," + std::to_string (n.z1) + "," + std::to_string (n.z2);
+      o += (i ? "," : "") + number_text (n.score) + "," + number_text (n.threshold) + "," +
+           std::to_string (n.left) + "," + std::to_string (n.x1) + "," + std::to_string (n.y1) + "," +
+           std::to_string (n.x2) + "," + std::to_string (n.y2) + "," + std::to_string (n.z1) + "," +
+           std::to_string (n.z2);
     }
     o += "\n";
   }
   o += "[stages]\n# first tree,last tree,threshold\n";
   for (const ForestModel::Stage &s : m.stages)
-    o += std::to_string (s.first) + "," + std::to_string (s.last) + "," + fmt (s.threshold) + "\n";
+    o += std::to_string (s.first) + "," + std::to_string (s.last) + "," + number_text (s.threshold) + "\n";
   return o;
 }
 
 Error load_forest_file (const std::string &path, ForestModel *out) {
-  std::string text;
-  if (Error e = read_model_file (path, &text))
-    return e;
-  if (Error e = parse_forest (text, out))
-    return "model file '" + path + "': " + e.message;
-  out->path = path;
-  out->default_label = label_for_model (path);
-  return {};
+  return load_model_file (path, parse_forest, out);
 }
 
 } // namespace gpudetect

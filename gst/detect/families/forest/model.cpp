@@ -2,6 +2,8 @@
 // and the reference evaluation of one window (see model.h).
 #include "model.h"
 
+#include "core/numbers.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -10,16 +12,6 @@ namespace gpudetect {
 namespace {
 
 constexpr double kSumScale = 4294967296.0; // 2^32
-
-int64_t saturate64 (double v) {
-  if (std::isnan (v))
-    return 0;
-  if (v >= 9.2e18)
-    return INT64_MAX;
-  if (v <= -9.2e18)
-    return INT64_MIN;
-  return static_cast<int64_t> (v);
-}
 
 inline int clampi (int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
@@ -34,15 +26,15 @@ int32_t forest_split (double t) {
   return static_cast<int32_t> (v);
 }
 
-int64_t forest_leaf (double score, int trees) { return saturate64 (std::nearbyint (score * kSumScale / trees)); }
+int64_t forest_leaf (double score, int trees) { return saturate_int64 (std::nearbyint (score * kSumScale / trees)); }
 
 int64_t forest_reject_below (double t) {
   if (std::isinf (t) && t < 0)
     return INT64_MIN;
-  return saturate64 (std::ceil (t * kSumScale));
+  return saturate_int64 (std::ceil (t * kSumScale));
 }
 
-int64_t forest_final (double t) { return saturate64 (std::ceil (t * kSumScale)); }
+int64_t forest_final (double t) { return saturate_int64 (std::ceil (t * kSumScale)); }
 
 std::vector<uint16_t> forest_blur_frame (const ForestModel &m, const uint8_t *grey, int w, int h, int stride) {
   std::vector<uint16_t> out (static_cast<size_t> (w) * h);

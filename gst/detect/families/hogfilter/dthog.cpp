@@ -1,11 +1,11 @@
 #include "dthog.h"
 
+#include "core/numbers.h"
 #include "kernels.h"
 
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 namespace gpudetect {
@@ -46,10 +46,13 @@ std::vector<float> gamma_lut (const DtHogParams &p) {
   return lut;
 }
 
-std::string float_literal (float v) {
-  char b[48];
-  std::snprintf (b, sizeof b, "(%af)", static_cast<double> (v));
-  return b;
+// Of two neighbouring cells c0 and c0 + 1, where only one lies in the block:
+// that one, with `frac` turned into its weight's fraction (HOGCache::init).
+int inner_cell (bool c0_in, int c0, float *frac) {
+  if (!c0_in)
+    return c0 + 1;
+  *frac = 1.f - *frac;
+  return c0;
 }
 
 } // namespace
@@ -145,31 +148,19 @@ std::vector<DtPixel> dt_block_pixels (const DtHogParams &p) {
           put (x0 + 1, y0 + 1, cx * cy);
           group = 2;
         } else {
-          int y1 = y0 + 1;
-          if (y0in) {
-            y1 = y0;
-            cy = 1.f - cy;
-          }
+          const int y1 = inner_cell (y0in, y0, &cy);
           put (x0, y1, (1.f - cx) * cy);
           put (x0 + 1, y1, cx * cy);
           group = 1;
         }
       } else {
-        int x1 = x0 + 1;
-        if (x0in) {
-          x1 = x0;
-          cx = 1.f - cx;
-        }
+        const int x1 = inner_cell (x0in, x0, &cx);
         if (y0in && y1in) {
           put (x1, y0, cx * (1.f - cy));
           put (x1, y0 + 1, cx * cy);
           group = 1;
         } else {
-          int y1 = y0 + 1;
-          if (y0in) {
-            y1 = y0;
-            cy = 1.f - cy;
-          }
+          const int y1 = inner_cell (y0in, y0, &cy);
           put (x1, y1, cx * cy);
           group = 0;
         }

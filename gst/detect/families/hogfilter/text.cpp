@@ -7,11 +7,11 @@
 // its size.
 #include "model.h"
 
+#include "core/models.h"
 #include "core/numbers.h"
 
-#include <charconv>
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <cstring>
 
 namespace gpudetect {
@@ -26,57 +26,43 @@ struct Token {
   size_t column = 0; // 1-based
 };
 
-bool is_space (char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
 struct Lines {
-  const std::string &text;
-  size_t at = 0;
-  int number = 0;
-  // The next line that is neither empty nor a comment, cut into at most
-  // `max` tokens (the last holds the rest) at spaces, tabs and carriage
-  // returns (so that a CRLF file reads as an LF one, and a value never ends
-  // in a CR the writer could not write back); false at the end.
+  ModelLines in;
+  // The next line that is neither blank nor a comment, cut into at most
+  // `max` tokens (the last holds the rest) at blanks (so that a value never
+  // ends in a CR the writer could not write back); false at the end.
   bool next (std::vector<Token> *tokens, size_t max) {
-    while (at < text.size ()) {
-      size_t end = text.find ('\n', at);
-      if (end == std::string::npos)
-        end = text.size ();
-      std::string line = text.substr (at, end - at);
-      at = end + 1;
-      number++;
-      tokens->clear ();
-      size_t i = 0;
-      while (i < line.size ()) {
-        while (i < line.size () && is_space (line[i]))
-          i++;
-        if (i >= line.size () || (tokens->empty () && line[i] == '#'))
-          break;
-        size_t j = i;
-        if (tokens->size () + 1 == max)
-          j = line.find_last_not_of (" \t\r") + 1;
-        else
-          while (j < line.size () && !is_space (line[j]))
-            j++;
-        tokens->push_back ({line.substr (i, j - i), i + 1});
-        i = j;
-      }
-      if (!tokens->empty ())
-        return true;
+    std::string line;
+    if (!in.next (&line))
+      return false;
+    tokens->clear ();
+    size_t i = 0;
+    for (;;) {
+      while (i < line.size () && is_model_blank (line[i]))
+        i++;
+      if (i >= line.size ())
+        break;
+      size_t j = i;
+      if (tokens->size () + 1 == max)
+        j = line.find_last_not_of (" \t\r") + 1;
+      else
+        while (j < line.size () && !is_model_blank (line[j]))
+          j++;
+      tokens->push_back ({line.substr (i, j - i), i + 1});
+      i = j;
     }
-    return false;
+    return true;
   }
+  size_t number () const { return in.number (); }
 };
 
-std::string number_text (double v) {
-  char b[40];
-  std::snprintf (b, sizeof b, "%.17g", v);
-  return b;
-}
-std::string float_text (float v) {
-  char b[32];
-  std::snprintf (b, sizeof b, "%.9g", static_cast<double> (v));
-  return b;
-}
+// The header's keys and how many values each takes (0: any, the rest of the
+// line).
+const std::pair<const char *, size_t> kKeys[] = {
+    {"name", 0},  {"features", 1},  {"cell", 1},      {"pyramid-down", 1}, {"min-level", 2}, {"max-levels", 1},
+    {"block", 2}, {"bins", 1},      {"win-sigma", 1}, {"l2-hys", 1},       {"scale", 1},     {"gamma", 1},
+    {"group", 2}, {"filter-size", 2}, {"overlap", 2}, {"threshold", 1},    {"filters", 1},
+};
 
 } // namespace
 
@@ -87,12 +73,12 @@ bool is_hogfilter_text (const std::string &text) {
 }
 
 Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
-  Lines in{text};
+  Lines in{ModelLines (text)};
   std::vector<Token> t;
   auto at = [&] (const Token &k) {
-    return "line " + std::to_string (in.number) + ", column " + std::to_string (k.column) + ": ";
+    return "line " + std::to_string (in.number ()) + ", column " + std::to_string (k.column) + ": ";
   };
-  auto line_at = [&] () { return "line " + std::to_string (in.number) + ": "; };
+  auto line_at = [&] () { return "line " + std::to_string (in.number ()) + ": "; };
   if (!in.next (&t, 3) || t[0].text != kMagic)
     return "line 1: the first line must be '" + std::string (kMagic) + " " + std::to_string (kVersion) + "'";
   int version = 0;
@@ -106,16 +92,16 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
   // the header, up to the first filter
   for (;;) {
     if (!in.next (&t, 4))
-      return "the file ends before its first filter (line " + std::to_string (in.number) + ")";
+      return "the file ends before its first filter (line " + std::to_string (in.number ()) + ")";
     const std::string &key = t[0].text;
     if (key == "filter")
       break;
-    auto want = [&] (size_t n) -> std::string {
-      if (t.size () != n + 1)
-        return line_at () + "'" + key + "' takes " + std::to_string (n) + " value" + (n > 1 ? "s" : "");
-      return {};
-    };
-    std::string e;
+    size_t values = SIZE_MAX;
+    for (const auto &[name, n] : kKeys)
+      if (key == name)
+        values = n;
+    if (values == SIZE_MAX)
+      return at (t[0]) + "unknown key " + quoted (key);
     const bool dt = m.features == HogFeatures::DalalTriggs;
     if ((key == "pyramid-down" || key == "min-level" || key == "overlap") && dt)
       return at (t[0]) + "'" + key + "' applies to fhog31 features only";
@@ -125,6 +111,16 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
       return at (t[0]) + "'" + key + "' applies to hog-dt features only ('features hog-dt' before it)";
     if (key == "pyramid-down" || key == "min-level" || key == "overlap" || (key == "max-levels" && !dt))
       fhog_key = key;
+    if (values && t.size () != values + 1)
+      return line_at () + "'" + key + "' takes " + std::to_string (values) + " value" + (values > 1 ? "s" : "");
+    // the key's two integers, from lo to hi (in `unit`), into *first and *second
+    auto two_ints = [&] (int lo, int hi, int *first, int *second, const char *what, const char *unit) -> Error {
+      for (int k = 0; k < 2; k++)
+        if (!to_int (t[1 + k].text, lo, hi, k ? second : first))
+          return at (t[1 + k]) + what + " must be integers from " + std::to_string (lo) + " to " +
+                 std::to_string (hi) + " (" + unit + ")";
+      return {};
+    };
     if (key == "name") {
       if (t.size () < 2)
         return line_at () + "'name' takes a value";
@@ -134,8 +130,6 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
       if (m.name.size () > 256)
         return at (t[1]) + "the name is longer than 256 bytes";
     } else if (key == "features") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (t[1].text == "hog-dt") {
         if (!fhog_key.empty ())
           return at (t[1]) + "'features hog-dt' must come before '" + fhog_key + "'";
@@ -144,44 +138,29 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
         return at (t[1]) + "features " + quoted (t[1].text) + " are not supported (only 'fhog31' and 'hog-dt')";
       }
     } else if (key == "cell") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, 64, &m.cell))
         return at (t[1]) + "the cell size must be an integer";
       if (m.cell != 8)
         return at (t[1]) + "cells of " + t[1].text + " pixels are not supported (only 8)";
     } else if (key == "pyramid-down") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 4, 20, &m.pyramid_down))
         return at (t[1]) + "pyramid-down must be an integer from 4 to 20 (dlib's pyramid_down<N>)";
     } else if (key == "min-level") {
-      if (!(e = want (2)).empty ())
+      if (Error e = two_ints (8, kHogMaxMinLevel, &m.min_level_width, &m.min_level_height, "min-level sizes", "pixels"))
         return e;
-      for (int k = 0; k < 2; k++)
-        if (!to_int (t[1 + k].text, 8, kHogMaxMinLevel, k ? &m.min_level_height : &m.min_level_width))
-          return at (t[1 + k]) + "min-level sizes must be integers from 8 to " + std::to_string (kHogMaxMinLevel);
     } else if (key == "max-levels") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, kHogMaxLevels, dt ? &m.dt.max_levels : &m.max_levels))
         return at (t[1]) + "max-levels must be an integer from 1 to " + std::to_string (kHogMaxLevels);
     } else if (key == "block") {
-      if (!(e = want (2)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, 256, &m.dt.block) || !to_int (t[2].text, 1, 256, &m.dt.block_stride))
         return line_at () + "'block SIDE STRIDE' takes two integers (pixels)";
       if (m.dt.block != 16 || m.dt.block_stride != 8)
         return at (t[1]) + "blocks of " + t[1].text + " pixels every " + t[2].text +
                " are not supported (only 16 every 8)";
     } else if (key == "bins") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, 64, &m.dt.bins) || m.dt.bins != 9)
         return at (t[1]) + quoted (t[1].text) + " orientation bins are not supported (only 9)";
     } else if (key == "win-sigma" || key == "l2-hys" || key == "scale") {
-      if (!(e = want (1)).empty ())
-        return e;
       double v = 0;
       const bool sigma = key == "win-sigma", hys = key == "l2-hys";
       if (!to_double (t[1].text, &v) || (sigma && !(v > 0 && v <= 1000)) || (hys && !(v > 0 && v <= 1)) ||
@@ -190,30 +169,20 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
                (sigma ? "above 0, at most 1000" : hys ? "above 0, at most 1" : "above 1, at most 4");
       (sigma ? m.dt.win_sigma : hys ? m.dt.l2hys : m.dt.scale) = v;
     } else if (key == "gamma") {
-      if (!(e = want (1)).empty ())
-        return e;
       int g = 0;
       if (!to_int (t[1].text, 0, 1, &g))
         return at (t[1]) + "gamma must be 1 (square roots of the grey levels) or 0";
       m.dt.gamma = g == 1;
     } else if (key == "group") {
-      if (!(e = want (2)).empty ())
-        return e;
       if (!to_int (t[1].text, 0, 1000, &m.dt.group))
         return at (t[1]) + "the group threshold must be an integer from 0 to 1000";
       if (!to_double (t[2].text, &m.dt.group_eps) || m.dt.group_eps < 0 || m.dt.group_eps > 1)
         return at (t[2]) + "the group eps must be a number from 0 to 1";
     } else if (key == "filter-size") {
-      if (!(e = want (2)).empty ())
+      if (Error e = two_ints (1, kHogMaxFilterSide, &m.rows, &m.cols, "filter sizes", "cells"))
         return e;
-      for (int k = 0; k < 2; k++)
-        if (!to_int (t[1 + k].text, 1, kHogMaxFilterSide, k ? &m.cols : &m.rows))
-          return at (t[1 + k]) + "filter sizes must be integers from 1 to " + std::to_string (kHogMaxFilterSide) +
-                 " (cells)";
       have_size = true;
     } else if (key == "overlap") {
-      if (!(e = want (2)).empty ())
-        return e;
       for (int k = 0; k < 2; k++) {
         double v = 0;
         if (!to_double (t[1 + k].text, &v) || v < 0 || v > 1)
@@ -221,17 +190,11 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
         (k ? m.covered : m.iou) = v;
       }
     } else if (key == "threshold") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_double (t[1].text, &m.threshold) || std::fabs (m.threshold) > kHogMaxCoef)
         return at (t[1]) + "the threshold must be a number of at most 1e6 in magnitude";
     } else if (key == "filters") {
-      if (!(e = want (1)).empty ())
-        return e;
       if (!to_int (t[1].text, 1, kHogMaxFilters, &nfilters))
         return at (t[1]) + "filters must be an integer from 1 to " + std::to_string (kHogMaxFilters);
-    } else {
-      return at (t[0]) + "unknown key " + quoted (key);
     }
   }
   if (!have_size)
@@ -252,7 +215,7 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
     fl.coef.reserve (lines * m.cols);
     for (size_t r = 0; r < lines; r++) {
       if (!in.next (&t, static_cast<size_t> (m.cols) + 1))
-        return "the file ends in filter " + std::to_string (f) + " (line " + std::to_string (in.number) + ")";
+        return "the file ends in filter " + std::to_string (f) + " (line " + std::to_string (in.number ()) + ")";
       if (t.size () != static_cast<size_t> (m.cols))
         return line_at () + "filter " + std::to_string (f) + ", dimension " + std::to_string (r / m.rows) + ", row " +
                std::to_string (r % m.rows) + ": " + std::to_string (m.cols) + " coefficients expected, found " +

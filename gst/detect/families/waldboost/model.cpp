@@ -2,6 +2,8 @@
 // of one window (see model.h).
 #include "model.h"
 
+#include "core/numbers.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -16,16 +18,6 @@ inline int block (const uint32_t *p, int s, int x, int y, int w, int h) {
   return static_cast<int> (p[x + s * y] - p[x + w + s * y] - p[x + s * (y + h)] + p[x + w + s * (y + h)]);
 }
 
-int64_t saturate (double v) {
-  if (std::isnan (v))
-    return 0;
-  if (v >= 9.2e18)
-    return INT64_MAX;
-  if (v <= -9.2e18)
-    return INT64_MIN;
-  return static_cast<int64_t> (v);
-}
-
 } // namespace
 
 int WaldBoostModel::tail_start () const {
@@ -36,18 +28,18 @@ int WaldBoostModel::tail_start () const {
   return t;
 }
 
-int64_t waldboost_fixed (double v) { return saturate (std::nearbyint (v * kScale)); }
+int64_t waldboost_fixed (double v) { return saturate_int64 (std::nearbyint (v * kScale)); }
 
 // sum < t  <=>  sum_q < ceil (t * 2^32), sum_q being an integer.
-int64_t waldboost_reject_below (double neg_t) { return saturate (std::ceil (neg_t * kScale)); }
+int64_t waldboost_reject_below (double neg_t) { return saturate_int64 (std::ceil (neg_t * kScale)); }
 
 // sum > t  <=>  sum_q > floor (t * 2^32).
-int64_t waldboost_accept_above (double pos_t) { return saturate (std::floor (pos_t * kScale)); }
+int64_t waldboost_accept_above (double pos_t) { return saturate_int64 (std::floor (pos_t * kScale)); }
 
 int64_t waldboost_final_threshold (double gamma, bool exclusive) {
   if (!exclusive)
-    return saturate (std::ceil (gamma * kScale)); // sum >= g
-  const int64_t f = saturate (std::floor (gamma * kScale)); // sum > g  <=>  sum_q >= floor (g * 2^32) + 1
+    return saturate_int64 (std::ceil (gamma * kScale)); // sum >= g
+  const int64_t f = saturate_int64 (std::floor (gamma * kScale)); // sum > g  <=>  sum_q >= floor (g * 2^32) + 1
   return f == INT64_MAX ? f : f + 1;
 }
 
@@ -85,7 +77,7 @@ int64_t waldboost_flat_limit (const WaldBoostModel &m) {
     return 0;
   const double n = static_cast<double> (m.window_width) * m.window_height;
   const double v = m.min_std_dev * n;
-  return saturate (std::ceil (v * v));
+  return saturate_int64 (std::ceil (v * v));
 }
 
 WaldBoostVerdict waldboost_evaluate (const WaldBoostModel &m, const uint32_t *integral, const uint32_t *sq, int stride,

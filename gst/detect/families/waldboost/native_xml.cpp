@@ -15,11 +15,11 @@
 #include "model.h"
 
 #include "core/models.h"
+#include "core/numbers.h"
 #include "core/xml.h"
 
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -155,18 +155,19 @@ std::string escape (const std::string &s) {
   return o;
 }
 
-std::string fmt (double v) {
+// A threshold: "never" as 1e+50, what a reader of the format takes for it
+// (|posT|, |negT| >= 1e30).
+std::string threshold_text (double v) {
   if (std::isinf (v))
     return v > 0 ? "1e+50" : "-1e+50";
-  char b[40];
-  std::snprintf (b, sizeof b, "%.17g", v);
-  return b;
+  return number_text (v);
 }
 
-std::string fmt_float (float v) {
-  char b[40];
-  std::snprintf (b, sizeof b, "%.9g", static_cast<double> (v));
-  return b;
+// Either of the two formats, by its root element.
+Error read_waldboost (const xmlNode *root, WaldBoostModel *out) {
+  if (is_waldboost_xobjdetect (root))
+    return read_waldboost_xobjdetect (root, out);
+  return read_waldboost_native (root, out);
 }
 
 } // namespace
@@ -226,29 +227,18 @@ Error read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
 }
 
 Error parse_waldboost (const std::string &text, WaldBoostModel *out) {
-  xml::Doc doc;
-  if (Error e = xml::parse (text, &doc))
-    return e;
-  if (is_waldboost_xobjdetect (xml::root (doc)))
-    return read_waldboost_xobjdetect (xml::root (doc), out);
-  return read_waldboost_native (xml::root (doc), out);
+  return xml::read_document (text, read_waldboost, out);
 }
 
 Error load_waldboost_file (const std::string &path, WaldBoostModel *out) {
-  std::string text;
-  if (Error e = read_model_file (path, &text))
-    return e;
-  if (Error e = parse_waldboost (text, out))
-    return "model file '" + path + "': " + e.message;
-  out->path = path;
-  out->default_label = label_for_model (path);
-  return {};
+  return load_model_file (path, parse_waldboost, out);
 }
 
 std::string write_waldboost_xml (const WaldBoostModel &m) {
-  std::string o = "<?xml version=\"1.0\"?>\n<WaldBoostClassifier classifierName=\"" + escape (m.name) + "\" minStdDev=\"" +
-                  fmt (m.min_std_dev) + "\" imageSizeX=\"" + std::to_string (m.window_width) + "\" imageSizeY=\"" +
-                  std::to_string (m.window_height) + "\" type=\"LBP\" threshold=\"" + fmt (m.threshold) + "\">\n";
+  std::string o = "<?xml version=\"1.0\"?>\n<WaldBoostClassifier classifierName=\"" + escape (m.name) +
+                  "\" minStdDev=\"" + number_text (m.min_std_dev) + "\" imageSizeX=\"" +
+                  std::to_string (m.window_width) + "\" imageSizeY=\"" + std::to_string (m.window_height) +
+                  "\" type=\"LBP\" threshold=\"" + number_text (m.threshold) + "\">\n";
   if (!m.divisors.empty () || m.sync_first || m.sync_step) {
     o += "  <schedule";
     if (!m.divisors.empty ()) {
@@ -264,10 +254,10 @@ std::string write_waldboost_xml (const WaldBoostModel &m) {
     o += "/>\n";
   }
   for (const WaldBoostModel::Stage &st : m.stages) {
-    o += "  <stage posT=\"" + fmt (st.pos_t) + "\" negT=\"" + fmt (st.neg_t) + "\">\n";
+    o += "  <stage posT=\"" + threshold_text (st.pos_t) + "\" negT=\"" + threshold_text (st.neg_t) + "\">\n";
     o += "    <HistogramWeakHypothesis predictionValues=\"";
     for (int c = 0; c < 256; c++)
-      o += (c ? " " : "") + fmt_float (st.response[c]);
+      o += (c ? " " : "") + float_text (st.response[c]);
     o += "\">\n      <LBPFeature positionX=\"" + std::to_string (st.x) + "\" positionY=\"" + std::to_string (st.y) +
          "\" blockWidth=\"" + std::to_string (st.w) + "\" blockHeight=\"" + std::to_string (st.h) +
          "\" binMappingType=\"NONE\"/>\n    </HistogramWeakHypothesis>\n  </stage>\n";
