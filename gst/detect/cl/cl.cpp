@@ -69,26 +69,22 @@ uint64_t fnv1a (const void *data, size_t len, uint64_t h) {
   return h;
 }
 
-static std::string device_string (cl_device_id d, cl_device_info what) {
+// A string query of clGetDeviceInfo or clGetPlatformInfo, without its
+// terminating zero and trailing spaces.
+template <typename Object, typename Param>
+static std::string info_string (cl_int (*query) (Object, Param, size_t, void *, size_t *), Object o, Param what) {
   size_t n = 0;
-  if (clGetDeviceInfo (d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0)
+  if (query (o, what, 0, nullptr, &n) != CL_SUCCESS || n == 0)
     return {};
   std::string s (n, '\0');
-  clGetDeviceInfo (d, what, n, &s[0], nullptr);
+  query (o, what, n, &s[0], nullptr);
   while (!s.empty () && (s.back () == '\0' || s.back () == ' '))
     s.pop_back ();
   return s;
 }
-
+static std::string device_string (cl_device_id d, cl_device_info what) { return info_string (clGetDeviceInfo, d, what); }
 static std::string platform_string (cl_platform_id p, cl_platform_info what) {
-  size_t n = 0;
-  if (clGetPlatformInfo (p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0)
-    return {};
-  std::string s (n, '\0');
-  clGetPlatformInfo (p, what, n, &s[0], nullptr);
-  while (!s.empty () && (s.back () == '\0' || s.back () == ' '))
-    s.pop_back ();
-  return s;
+  return info_string (clGetPlatformInfo, p, what);
 }
 
 std::string DeviceInfo::describe () const {

@@ -31,20 +31,10 @@ Error ProgramCache::get (const Device &dev, const std::string &source, uint64_t 
         *from_cache = entry->from_cache;
       return {};
     }
-    // Another source with the same 64-bit hash: built for this caller alone.
-    Program own;
-    bool cached = false;
-    if (Error e = build_program (dev, source, source_hash, options, &own, &cached, ptx_register_limits))
-      return e;
-    {
-      std::lock_guard<std::mutex> c (lock_);
-      builds_++;
-    }
-    *out = std::make_shared<const Program> (std::move (own));
-    if (from_cache)
-      *from_cache = cached;
-    return {};
   }
+  // Built here: for the entry, or for this caller alone where another
+  // source has the same 64-bit hash as the entry's.
+  const bool shared = !entry->program.lock ();
   Program built;
   bool cached = false;
   if (Error e = build_program (dev, source, source_hash, options, &built, &cached, ptx_register_limits))
@@ -53,9 +43,11 @@ Error ProgramCache::get (const Device &dev, const std::string &source, uint64_t 
   {
     // written under both locks, read under either
     std::lock_guard<std::mutex> c (lock_);
-    entry->program = p;
-    entry->source = source;
-    entry->from_cache = cached;
+    if (shared) {
+      entry->program = p;
+      entry->source = source;
+      entry->from_cache = cached;
+    }
     builds_++;
   }
   *out = std::move (p);

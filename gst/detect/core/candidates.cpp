@@ -70,4 +70,16 @@ std::vector<Detection> group_hits (const std::vector<RawHit> &hits, const Pyrami
   return out;
 }
 
+bool scored_object (const Rect &box, double score, int width, int height, Detection *out) {
+  const Rect r = clip_rect (box, width, height);
+  if (r.width <= 0 || r.height <= 0)
+    return false;
+  *out = Detection ();
+  out->rect = r;
+  out->neighbors = 1;
+  out->score = static_cast<float> (score);
+  out->confidence = static_cast<float> (1.0 / (1.0 + std::exp (-score)));
+  return true;
+}
+
 } // namespace gpudetect

@@ -45,6 +45,11 @@ std::vector<RawHit> decode_candidates (const PyramidGeometry &g, const uint32_t 
 // min_neighbors + 1 windows), clipped to the frame as detectMultiScale
 // clips them; `scored`: each object keeps its best window's score; objects
 // whose confidence is below `least_confidence` are dropped.
+// An object of a family that scores and suppresses boxes itself (linear
+// filters, DPM): the part of `box` inside the frame, `score`, and the score's
+// logistic as its confidence; false where no part of the box is inside.
+bool scored_object (const Rect &box, double score, int width, int height, Detection *out);
+
 std::vector<Detection> group_hits (const std::vector<RawHit> &hits, const PyramidGeometry &g, int min_neighbors,
                                    double eps, bool scored, double least_confidence = 0.0);
 

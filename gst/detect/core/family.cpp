@@ -2,6 +2,8 @@
 
 #include "kernels.h"
 
+#include <algorithm>
+
 namespace gpudetect {
 
 void add_core_sources (ProgramSpec *out, bool pyramid) {
@@ -11,5 +13,14 @@ void add_core_sources (ProgramSpec *out, bool pyramid) {
   if (pyramid)
     out->add (kernels::pyramid_source, kernels::pyramid_hash);
 }
+
+void add_list_sources (const cl::DeviceInfo &dev, bool gpu_schedule, ProgramSpec *out) {
+  if (gpu_schedule)
+    add_warp_ptx (dev, out);
+  add_core_sources (out);
+  out->add (kernels::worklist_source, kernels::worklist_hash);
+}
+
+size_t list_groups (const cl::DeviceInfo &dev) { return static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8; }
 
 } // namespace gpudetect

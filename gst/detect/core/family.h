@@ -85,6 +85,14 @@ inline void add_warp_ptx (const cl::DeviceInfo &dev, ProgramSpec *out) {
 // and integral pyramid (kernels/*.cl).
 void add_core_sources (ProgramSpec *out, bool pyramid = true);
 
+// The programs of the families that hand lists of windows from kernel to
+// kernel (kernels/worklist.cl: cascades, WaldBoost, forests): the core's
+// kernels and the lists', and on the GPU schedule the compaction's counts
+// by warp votes where the driver takes them (add_warp_ptx).
+void add_list_sources (const cl::DeviceInfo &dev, bool gpu_schedule, ProgramSpec *out);
+// The persistent work-groups that take a list: 8 per compute unit.
+size_t list_groups (const cl::DeviceInfo &dev);
+
 // A frame's launches: the core chains the first after the upload, and keeps
 // each command's profiling event under its phase (an index into the
 // family's Family::phases).
@@ -113,15 +121,16 @@ struct FrameBuffers {
 class Family {
 public:
   // `info`: its model's (model_info); `phases`: the names of the phases its
-  // launches are timed under.
-  Family (ModelInfo info, std::vector<std::string> phases) : info_ (std::move (info)), phases_ (std::move (phases)) {}
+  // launches are timed under; `threshold_meaning`: what its threshold means.
+  Family (ModelInfo info, std::vector<std::string> phases, const char *threshold_meaning)
+      : info_ (std::move (info)), phases_ (std::move (phases)), threshold_meaning_ (threshold_meaning) {}
   virtual ~Family () = default;
   const ModelInfo &info () const { return info_; }
   // The phases its launches are timed under (StageTimes), named for people:
   // Launcher::launch's `phase` indexes this list.
   const std::vector<std::string> &phases () const { return phases_; }
   // What `threshold` means for this family, for documentation and logs.
-  virtual const char *threshold_meaning () const = 0;
+  const char *threshold_meaning () const { return threshold_meaning_; }
   // Why a frame's candidates can be lost with this family (FrameResult::
   // lost: a list of its own was full) and what gives it room; empty for
   // families that keep no list of their own.
@@ -132,9 +141,9 @@ public:
   virtual Error options (const Tuning &t) { return {}; }
   virtual Error program (const BuildEnv &env, ProgramSpec *out) = 0;
   virtual Error setup (const BuildEnv &env, const cl::Program &program) = 0;
-  // The schedule the family settled on (it may need the CPU schedule on a
-  // device too small for its GPU work-groups).
-  virtual bool gpu_schedule () const = 0;
+  // The schedule the family settled on in program() (it may need the CPU
+  // schedule on a device too small for its GPU work-groups).
+  bool gpu_schedule () const { return gpu_schedule_; }
 
   virtual PyramidGeometry plan (int width, int height, const SearchParams &p) const = 0;
   virtual Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
@@ -147,10 +156,12 @@ public:
                                          const SearchParams &p) const = 0;
 
 protected:
-  ModelInfo info_; // the family completes its window and description
+  ModelInfo info_;          // the family completes its window and description
+  bool gpu_schedule_ = true; // the family's choice (program())
 
 private:
   std::vector<std::string> phases_;
+  const char *threshold_meaning_;
 };
 
 // A model's file and default label (every model type has path and

@@ -1,4 +1,5 @@
 #include "codegen.h"
+#include "core/numbers.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,13 +9,6 @@
 namespace gpudetect {
 
 namespace {
-
-// A float literal that reads back to exactly `v` (hexadecimal float).
-std::string flit (float v) {
-  char b[64];
-  std::snprintf (b, sizeof b, "%af", static_cast<double> (v));
-  return b;
-}
 
 std::string hex (uint32_t v) {
   char b[16];
@@ -85,19 +79,19 @@ public:
       }
       return "(float) (" + bands + ")";
     };
-    o << "(" << flit (f.rect[0].weight) << " * " << rect (f.rect[0]) << " + " << flit (f.rect[1].weight) << " * "
+    o << "(" << float_literal (f.rect[0].weight) << " * " << rect (f.rect[0]) << " + " << float_literal (f.rect[1].weight) << " * "
       << rect (f.rect[1]) << ")";
     std::string v = o.str ();
     if (f.rect[2].weight != 0.0f)
-      v = "(" + v + " + " + flit (f.rect[2].weight) + " * " + rect (f.rect[2]) + ")";
-    return "(" + v + " * vnf < " + flit (n.threshold) + ")";
+      v = "(" + v + " + " + float_literal (f.rect[2].weight) + " * " + rect (f.rect[2]) + ")";
+    return "(" + v + " * vnf < " + float_literal (n.threshold) + ")";
   }
 
   // The leaf value of the subtree rooted at child reference `idx` (> 0 node,
   // <= 0 leaf) of `tree`.
   std::string subtree (const CascadeModel::Tree &tree, int idx) {
     if (idx <= 0)
-      return "(acc_t) " + flit (m_.leaves[tree.first_leaf - idx]);
+      return "(acc_t) " + float_literal (m_.leaves[tree.first_leaf - idx]);
     const CascadeModel::Node &n = m_.nodes[tree.first_node + idx];
     return "(" + node_left (tree.first_node + idx) + " ? " + subtree (tree, n.left) + " : " +
            subtree (tree, n.right) + ")";
@@ -145,8 +139,8 @@ std::string lbp_vec_stump (const CascadeModel &m, const CascadeModel::Tree &t) {
   o << "    const uint16 w0 = select (" << word (0, 1) << ", " << word (2, 3) << ", (k & 2) != 0);\n";
   o << "    const uint16 w1 = select (" << word (4, 5) << ", " << word (6, 7) << ", (k & 2) != 0);\n";
   o << "    const uint16 w = select (w0, w1, (k & 4) != 0);\n";
-  o << "    acc += convert_accv (select ((float16) " << flit (m.leaves[t.first_leaf - n.right]) << ", (float16) "
-    << flit (m.leaves[t.first_leaf - n.left]) << ", ((w >> as_uint16 (code & 31)) & 1u) != 0u));\n";
+  o << "    acc += convert_accv (select ((float16) " << float_literal (m.leaves[t.first_leaf - n.right]) << ", (float16) "
+    << float_literal (m.leaves[t.first_leaf - n.left]) << ", ((w >> as_uint16 (code & 31)) & 1u) != 0u));\n";
   o << "  }\n";
   return o.str ();
 }
@@ -164,16 +158,16 @@ std::string haar_vec_tree (const CascadeModel &m, const CascadeModel::Tree &t) {
   for (int k = 0; k < t.node_count; k++) {
     const CascadeModel::Node &n = m.nodes[t.first_node + k];
     const CascadeModel::HaarFeature &f = m.haar_features[n.feature];
-    std::string v = "(" + flit (f.rect[0].weight) + " * " + rect (f.rect[0]) + " + " + flit (f.rect[1].weight) +
+    std::string v = "(" + float_literal (f.rect[0].weight) + " * " + rect (f.rect[0]) + " + " + float_literal (f.rect[1].weight) +
                     " * " + rect (f.rect[1]) + ")";
     if (f.rect[2].weight != 0.0f)
-      v = "(" + v + " + " + flit (f.rect[2].weight) + " * " + rect (f.rect[2]) + ")";
-    o << "    const int16 l" << k << " = " << v << " * vnf < " << flit (n.threshold) << ";\n";
+      v = "(" + v + " + " + float_literal (f.rect[2].weight) + " * " + rect (f.rect[2]) + ")";
+    o << "    const int16 l" << k << " = " << v << " * vnf < " << float_literal (n.threshold) << ";\n";
   }
   // child reference idx: > 0 a node of the tree, <= 0 a leaf
   std::function<std::string (int)> sub = [&] (int idx) -> std::string {
     if (idx <= 0)
-      return "(float16) " + flit (m.leaves[t.first_leaf - idx]);
+      return "(float16) " + float_literal (m.leaves[t.first_leaf - idx]);
     const CascadeModel::Node &n = m.nodes[t.first_node + idx];
     return "select (" + sub (n.right) + ", " + sub (n.left) + ", l" + std::to_string (idx) + ")";
   };
@@ -204,7 +198,7 @@ GeneratedStages generate_vector_stages (const CascadeModel &m, int max_stages) {
         << (haar ? ", float16 vnf" : "") << ")\n{\n  accv_t acc = 0;\n";
       for (int t = 0; t < st.ntrees; t++)
         o << (haar ? haar_vec_tree (m, m.trees[st.first_tree + t]) : lbp_vec_stump (m, m.trees[st.first_tree + t]));
-      o << "  return convert_int16 (acc < (accv_t) " << flit (st.threshold) << ") == 0;\n}\n#undef LD\n";
+      o << "  return convert_int16 (acc < (accv_t) " << float_literal (st.threshold) << ") == 0;\n}\n#undef LD\n";
     }
   // Stages 0.. as far as any window passes: each window's number of stages
   // passed (the later ones only count where the earlier passed); Haar: -1
@@ -270,7 +264,7 @@ GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first
       << " (__global const sum_t *sum, __global const uint *tilted, int s, float vnf)\n{\n  acc_t acc = 0;\n";
     for (int t = 0; t < st.ntrees; t++)
       o << "  acc += " << w.tree (m.trees[st.first_tree + t]) << ";\n";
-    o << "  return !(acc < (acc_t) " << flit (st.threshold) << ");\n}\n";
+    o << "  return !(acc < (acc_t) " << float_literal (st.threshold) << ");\n}\n";
   }
   o << "inline int spec_stage_passes (int si, __global const sum_t *sum, __global const uint *tilted, int s, float "
        "vnf)\n{\n  switch (si) {\n";

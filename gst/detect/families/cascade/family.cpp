@@ -49,7 +49,8 @@ struct DevHaarFeature {
 class CascadeFamily final : public Family {
 public:
   explicit CascadeFamily (CascadeModel m)
-      : Family (model_info ("cascade", m), {"pyramid", "integral", "tilted integral", "first stages", "later stages"}),
+      : Family (model_info ("cascade", m), {"pyramid", "integral", "tilted integral", "first stages", "later stages"},
+               "the least confidence of a reported object"),
         model_ (std::move (m)) {
     const bool haar = model_.feature_type == CascadeModel::FeatureType::Haar;
     info_.window = {model_.window_width, model_.window_height};
@@ -58,8 +59,6 @@ public:
                         std::to_string (model_.window_height);
   }
 
-  const char *threshold_meaning () const override { return "the least confidence of a reported object"; }
-  bool gpu_schedule () const override { return gpu_schedule_; }
 
   Error options (const Tuning &t) override {
     if (Error e = tuning_int (t, "cascade-first-stages", 1, 64, &first_stages_))
@@ -84,7 +83,6 @@ private:
 
   CascadeModel model_;
   IntegralPyramid integral_;
-  bool gpu_schedule_ = true;
   // cascade-first-stages=N (GPU schedule): stages cascade_first runs (default
   // 2, 1 for LBP models without warp votes); cascade-vector-stages=N (CPU
   // schedule): stages run over 16 windows at once (default: LBP 3, Haar the
@@ -179,7 +177,7 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   if (warp_ptx)
     out->optional_option = "-D WARP_PTX";
   // Persistent work-groups of cascade_list: 8 per compute unit.
-  list_groups_ = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
+  list_groups_ = list_groups (dev);
   // The first stages as generated code.  GPUs: cascade_first runs the first
   // of them over every window passing stage 0, gathered WGF at a time
   // (cascade-first-stages; default 2, but 1 for LBP where the scans go

@@ -1,5 +1,7 @@
 #include "dpm.h"
 
+#include "core/orientation.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -171,8 +173,6 @@ std::vector<double> dpm_resize (const std::vector<double> &src, int sw, int sh, 
 
 std::vector<double> dpm_hog (const std::vector<double> &img, int w, int h, int cell, int pad_x, int pad_y,
                              int *feat_w, int *feat_h) {
-  static const double uu[9] = {1.000, 0.9397, 0.7660, 0.5000, 0.1736, -0.1736, -0.5000, -0.7660, -0.9397};
-  static const double vv[9] = {0.000, 0.3420, 0.6428, 0.8660, 0.9848, 0.9848, 0.8660, 0.6428, 0.3420};
   const int bw = cv_round (static_cast<double> (w) / cell), bh = cv_round (static_cast<double> (h) / cell);
   const int ow = std::max (bw - 2, 0) + 2 * pad_x, oh = std::max (bh - 2, 0) + 2 * pad_y;
   *feat_w = ow;
@@ -186,18 +186,7 @@ std::vector<double> dpm_hog (const std::vector<double> &img, int w, int h, int c
       const double *s = &img[static_cast<size_t> (cy) * w + cx];
       const double dy = s[w] - s[-w], dx = s[1] - s[-1];
       double v = dx * dx + dy * dy;
-      double best = 0;
-      int o = 0;
-      for (int k = 0; k < 9; k++) {
-        const double dot = uu[k] * dx + vv[k] * dy;
-        if (dot > best) {
-          best = dot;
-          o = k;
-        } else if (-dot > best) {
-          best = -dot;
-          o = k + 9;
-        }
-      }
+      const int o = snap_orientation (dx, dy);
       const double yp = (y + 0.5) / cell - 0.5, xp = (x + 0.5) / cell - 0.5;
       const int iyp = static_cast<int> (std::floor (yp)), ixp = static_cast<int> (std::floor (xp));
       const double vy0 = yp - iyp, vx0 = xp - ixp, vy1 = 1.0 - vy0, vx1 = 1.0 - vx0;

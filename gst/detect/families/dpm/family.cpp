@@ -67,7 +67,8 @@ struct Bank {
 class DpmFamily final : public Family {
 public:
   explicit DpmFamily (DpmModel m)
-      : Family (model_info ("dpm", m), {"pyramid", "hog features", "filters", "parts and scores"}),
+      : Family (model_info ("dpm", m), {"pyramid", "hog features", "filters", "parts and scores"},
+               "the least score (root + parts - deformation + bias, as cv::dpm reports it) of an object"),
         model_ (std::move (m)) {
     int w = 0, h = 0;
     size_t parts = 0;
@@ -113,10 +114,6 @@ public:
     nplanes_ = plane;
   }
 
-  const char *threshold_meaning () const override {
-    return "the least score (root + parts - deformation + bias, as cv::dpm reports it) of an object";
-  }
-  bool gpu_schedule () const override { return gpu_schedule_; }
 
   Error options (const Tuning &t) override { return check_hog_eval (t); }
   Error program (const BuildEnv &env, ProgramSpec *out) override {
@@ -252,7 +249,7 @@ private:
   size_t resp_plane_ = 1;
   std::map<const DpmFilter *, int> plane_of_;
   int nplanes_ = 0, fmax_ = 0, nparts_ = 0;
-  bool gpu_schedule_ = true, compact_ = false, fp64_ = false, allow_fp64_ = true;
+  bool compact_ = false, fp64_ = false, allow_fp64_ = true;
   const cl::Program *program_ = nullptr;
   const cl::Device *dev_ = nullptr;
   DpmPlan plan_;
@@ -563,17 +560,10 @@ std::vector<Detection> DpmFamily::finish (const std::vector<RawHit> &hits, const
     // cv::dpm's box (the integer part of its corners) may reach past the
     // frame: the part inside it (the suppression saw the whole box)
     const int x1 = static_cast<int> (b.x1), y1 = static_cast<int> (b.y1);
-    const Rect r = clip_rect ({x1, y1, static_cast<int> (b.x2) - x1 + 1, static_cast<int> (b.y2) - y1 + 1},
-                              g.image_width, g.image_height);
-    if (r.width <= 0 || r.height <= 0)
-      continue;
     Detection d;
-    d.rect = r;
-    d.neighbors = 1;
-    d.score = static_cast<float> (b.score);
-    d.confidence = static_cast<float> (1.0 / (1.0 + std::exp (-b.score)));
-    d.label_id = 0;
-    out.push_back (d);
+    if (scored_object ({x1, y1, static_cast<int> (b.x2) - x1 + 1, static_cast<int> (b.y2) - y1 + 1}, b.score,
+                       g.image_width, g.image_height, &d))
+      out.push_back (d);
   }
   return out;
 }

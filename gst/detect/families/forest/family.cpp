@@ -40,7 +40,8 @@ constexpr size_t kMaxListItems = size_t (1) << 22;
 class ForestFamily final : public Family {
 public:
   explicit ForestFamily (ForestModel m)
-      : Family (model_info ("forest", m), {"pyramid", "channels", "first stages", "later stages"}),
+      : Family (model_info ("forest", m), {"pyramid", "channels", "first stages", "later stages"},
+               "the least final sum of a window that passes every stage"),
         model_ (std::move (m)) {
     info_.window = {model_.window_width, model_.window_height};
     info_.description = "random forest, " + std::to_string (model_.stages.size ()) + " stages, " +
@@ -54,10 +55,6 @@ public:
     return "a regroup list was full (it holds up to 4 Mi windows); a larger min-size or a smaller search region "
            "gives fewer windows";
   }
-  const char *threshold_meaning () const override {
-    return "the least final sum of a window that passes every stage";
-  }
-  bool gpu_schedule () const override { return gpu_schedule_; }
 
   Error options (const Tuning &t) override {
     return tuning_list (t, "forest-regroup", 4, 1, 100000, true, true, "increasing stages", &regroup_, &regroup_set_);
@@ -83,7 +80,6 @@ private:
   cl_long gamma (const SearchParams &p) const { return forest_final (p.threshold ? *p.threshold : model_.threshold); }
 
   ForestModel model_;
-  bool gpu_schedule_ = true;
   // forest-regroup=11,154,600 (GPU schedule): the stages before which the
   // windows still alive are compacted into a list and the evaluation is
   // launched again over it ("none": one dense launch through every stage).
@@ -144,15 +140,10 @@ Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
                      " -D FOREST_B0=" + std::to_string (model_.blur[0]) + " -D FOREST_B1=" +
                      std::to_string (model_.blur[1]) + " -D FOREST_LANES=" + std::to_string (lanes_) + " -D FOREST_LOCAL_NODES=" +
                      std::to_string (local_nodes_);
-  // NVIDIA GPUs: the compaction's counts through warp votes (kernels/warp.cl),
-  // retried without where the driver refuses the inline PTX.
   out->options = opts;
-  if (gpu_schedule_)
-    add_warp_ptx (dev, out);
-  add_core_sources (out);
-  out->add (kernels::worklist_source, kernels::worklist_hash);
+  add_list_sources (dev, gpu_schedule_, out);
   out->add (kernels::forest_source, kernels::forest_hash);
-  groups_ = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
+  groups_ = list_groups (dev);
   return {};
 }
 

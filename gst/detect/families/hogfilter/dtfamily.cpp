@@ -25,7 +25,8 @@ enum : int { kPyramid, kFeatures, kFilters };
 class DtHogFamily final : public Family {
 public:
   explicit DtHogFamily (HogFilterModel m)
-      : Family (model_info ("hogfilter", m), {"pyramid", "hog features", "filters"}),
+      : Family (model_info ("hogfilter", m), {"pyramid", "hog features", "filters"},
+               "the least SVM score of a window (OpenCV's hitThreshold)"),
         model_ (std::move (m)) {
     const DtHogParams &p = model_.dt;
     info_.window = {(model_.cols - 1) * p.block_stride + p.block, (model_.rows - 1) * p.block_stride + p.block};
@@ -34,10 +35,6 @@ public:
     info_.description = description_ + ", direct correlation";
   }
 
-  const char *threshold_meaning () const override {
-    return "the least SVM score of a window (OpenCV's hitThreshold)";
-  }
-  bool gpu_schedule () const override { return gpu_schedule_; }
 
   Error options (const Tuning &t) override { return check_hog_eval (t); }
   Error program (const BuildEnv &env, ProgramSpec *out) override {
@@ -158,7 +155,6 @@ public:
 private:
   HogFilterModel model_;
   std::string description_;
-  bool gpu_schedule_ = true;
   FilterEvaluator eval_;
   DtDevice dt_;
 };

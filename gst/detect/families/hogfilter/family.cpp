@@ -28,7 +28,8 @@ enum : int { kPyramid, kFeatures, kFilters };
 class HogFilterFamily final : public Family {
 public:
   explicit HogFilterFamily (HogFilterModel m)
-      : Family (model_info ("hogfilter", m), {"pyramid", "hog features", "filters"}),
+      : Family (model_info ("hogfilter", m), {"pyramid", "hog features", "filters"},
+               "the least confidence (filter score minus the filter's bias) of an object"),
         model_ (std::move (m)) {
     info_.window = {model_.cols * model_.cell, model_.rows * model_.cell};
     description_ = "linear HOG filters, " + std::to_string (model_.filters.size ()) + " of " +
@@ -37,10 +38,6 @@ public:
     info_.description = description_ + ", direct correlation";
   }
 
-  const char *threshold_meaning () const override {
-    return "the least confidence (filter score minus the filter's bias) of an object";
-  }
-  bool gpu_schedule () const override { return gpu_schedule_; }
 
   Error options (const Tuning &t) override { return check_hog_eval (t); }
   Error program (const BuildEnv &env, ProgramSpec *out) override {
@@ -78,7 +75,6 @@ public:
 private:
   HogFilterModel model_;
   std::string description_;
-  bool gpu_schedule_ = true;
   FilterEvaluator eval_;
   FhogDevice fhog_;
 };
@@ -163,16 +159,9 @@ std::vector<Detection> HogFilterFamily::finish (const std::vector<RawHit> &hits,
   for (const HogHit &h : hogfilter_suppress (std::move (v), model_.iou, model_.covered)) {
     // dlib's box may reach past the frame's edges: the part inside it (the
     // suppression above saw the whole box, as dlib's)
-    const Rect r = clip_rect (h.rect, g.image_width, g.image_height);
-    if (r.width <= 0 || r.height <= 0)
-      continue;
     Detection d;
-    d.rect = r;
-    d.neighbors = 1;
-    d.score = static_cast<float> (h.confidence);
-    d.confidence = static_cast<float> (1.0 / (1.0 + std::exp (-h.confidence)));
-    d.label_id = 0;
-    out.push_back (d);
+    if (scored_object (h.rect, h.confidence, g.image_width, g.image_height, &d))
+      out.push_back (d);
   }
   return out;
 }

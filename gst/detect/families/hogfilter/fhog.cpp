@@ -1,5 +1,7 @@
 #include "fhog.h"
 
+#include "core/orientation.h"
+
 #include "kernels.h"
 
 #include <algorithm>
@@ -165,24 +167,9 @@ std::vector<uint8_t> fhog_down (const FhogLevel &from, const std::vector<uint8_t
 namespace {
 
 int orientation (const uint8_t *p, int w, int y, int x, float *v) {
-  static const float d0[9] = {1.0000f, 0.9397f, 0.7660f, 0.500f, 0.1736f, -0.1736f, -0.5000f, -0.7660f, -0.9397f};
-  static const float d1[9] = {0.0000f, 0.3420f, 0.6428f, 0.8660f, 0.9848f, 0.9848f, 0.8660f, 0.6428f, 0.3420f};
   const int gx = p[y * w + x + 1] - p[y * w + x - 1], gy = p[(y + 1) * w + x] - p[(y - 1) * w + x];
   *v = std::sqrt (static_cast<float> (gx * gx + gy * gy));
-  float best = 0;
-  int o = 0;
-  for (int k = 0; k < 9; k++) {
-    float dot = static_cast<float> (gx) * d0[k];
-    dot += static_cast<float> (gy) * d1[k];
-    if (dot > best) {
-      best = dot;
-      o = k;
-    } else if (-dot > best) {
-      best = -dot;
-      o = k + 9;
-    }
-  }
-  return o;
+  return snap_orientation (static_cast<float> (gx), static_cast<float> (gy));
 }
 
 } // namespace

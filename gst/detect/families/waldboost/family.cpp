@@ -60,7 +60,8 @@ cl_int set_arg (cl_kernel k, cl_uint i, const Gamma &g) {
 class WaldBoostFamily final : public Family {
 public:
   explicit WaldBoostFamily (WaldBoostModel m)
-      : Family (model_info ("waldboost", m), {"pyramid", "integral", "first stages", "later stages"}),
+      : Family (model_info ("waldboost", m), {"pyramid", "integral", "first stages", "later stages"},
+               "the least final sum of a window that runs through every stage"),
         model_ (std::move (m)) {
     info_.window = {model_.window_width, model_.window_height};
     info_.description = std::string ("WaldBoost MB-LBP") +
@@ -73,10 +74,6 @@ public:
   const char *lost_hint () const override {
     return "a reduction list was full; smaller waldboost-divisors (tuning property) give the lists more room";
   }
-  const char *threshold_meaning () const override {
-    return "the least final sum of a window that runs through every stage";
-  }
-  bool gpu_schedule () const override { return gpu_schedule_; }
 
   Error program (const BuildEnv &env, ProgramSpec *out) override;
   Error setup (const BuildEnv &env, const cl::Program &program) override;
@@ -117,7 +114,6 @@ private:
 
   WaldBoostModel model_;
   IntegralPyramid integral_;
-  bool gpu_schedule_ = true;
   std::vector<int> divisors_;
   // waldboost-divisors=8,4,4,4: each step of the staged reduction stops once
   // at most 1/D of its windows survive; waldboost-sync-first=N,
@@ -180,15 +176,10 @@ Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
     opts += " -D WB_FLAT";
   if (model_.float_sums)
     opts += " -D WB_FLOAT_SUMS";
-  // NVIDIA GPUs: the survivor counts through warp votes (kernels/warp.cl),
-  // retried without where the driver refuses the inline PTX.
   out->options = opts;
-  if (gpu_schedule_)
-    add_warp_ptx (dev, out);
-  add_core_sources (out);
-  out->add (kernels::worklist_source, kernels::worklist_hash);
+  add_list_sources (dev, gpu_schedule_, out);
   out->add (kernels::waldboost_source, kernels::waldboost_hash);
-  groups_ = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
+  groups_ = list_groups (dev);
   return {};
 }
 
@@ -207,40 +198,36 @@ Error WaldBoostFamily::setup (const BuildEnv &env, const cl::Program &program) {
   } else if (Error e = rows_.create (program, "wb_rows")) {
     return e;
   }
+  // The stages (their blocks and Wald's two thresholds, undecided in the
+  // tail) and the responses, in floats or fixed point as the sums are kept.
   const int tail = model_.tail_start ();
-  if (model_.float_sums) {
-    std::vector<DevStageFloat> st;
-    std::vector<cl_float> resp;
+  auto upload = [&] (auto stage, auto reject, auto accept, auto response) -> Error {
+    std::vector<decltype (stage)> st;
+    std::vector<decltype (response (0.f))> resp;
     for (size_t i = 0; i < model_.stages.size (); i++) {
       const WaldBoostModel::Stage &s = model_.stages[i];
       const bool decides = static_cast<int> (i) < tail;
-      st.push_back ({{{s.x, s.y, s.w, s.h}},
-                     decides ? static_cast<float> (s.neg_t) : -INFINITY,
-                     decides ? static_cast<float> (s.pos_t) : INFINITY,
-                     {0, 0}});
-      resp.insert (resp.end (), s.response.begin (), s.response.end ());
-    }
-    if (Error e = cl::upload_vector (env.dev, &stages_, st))
-      return e;
-    if (Error e = cl::upload_vector (env.dev, &resp_, resp))
-      return e;
-  } else {
-    std::vector<DevStage> st;
-    std::vector<cl_long> resp;
-    for (size_t i = 0; i < model_.stages.size (); i++) {
-      const WaldBoostModel::Stage &s = model_.stages[i];
-      const bool decides = static_cast<int> (i) < tail;
-      st.push_back ({{{s.x, s.y, s.w, s.h}},
-                     decides ? waldboost_reject_below (s.neg_t) : LLONG_MIN,
-                     decides ? waldboost_accept_above (s.pos_t) : LLONG_MAX});
+      using Sum = decltype (stage.neg);
+      using Limits = std::numeric_limits<Sum>;
+      decltype (stage) d = stage;
+      d.f = {{s.x, s.y, s.w, s.h}};
+      // the tail decides nothing: below -inf or the least sum, above +inf or the most
+      d.neg = decides ? reject (s.neg_t) : Limits::has_infinity ? -Limits::infinity () : Limits::lowest ();
+      d.pos = decides ? accept (s.pos_t) : Limits::has_infinity ? Limits::infinity () : Limits::max ();
+      st.push_back (d);
       for (float r : s.response)
-        resp.push_back (waldboost_fixed (r));
+        resp.push_back (response (r));
     }
     if (Error e = cl::upload_vector (env.dev, &stages_, st))
       return e;
-    if (Error e = cl::upload_vector (env.dev, &resp_, resp))
-      return e;
-  }
+    return cl::upload_vector (env.dev, &resp_, resp);
+  };
+  if (Error e = model_.float_sums
+                    ? upload (DevStageFloat {}, [] (double t) { return static_cast<float> (t); },
+                              [] (double t) { return static_cast<float> (t); }, [] (float r) { return r; })
+                    : upload (DevStage {}, waldboost_reject_below, waldboost_accept_above,
+                              [] (float r) { return waldboost_fixed (r); }))
+    return e;
   return cl::make_buffer (env.dev, &counters_, IntegralPyramid::kCounterWords * sizeof (cl_uint));
 }
 
