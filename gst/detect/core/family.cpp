@@ -14,13 +14,16 @@ void add_core_sources (ProgramSpec *out, bool pyramid) {
     out->add (kernels::pyramid_source, kernels::pyramid_hash);
 }
 
-void add_list_sources (const cl::DeviceInfo &dev, bool gpu_schedule, ProgramSpec *out) {
-  if (gpu_schedule)
+ListProgram add_list_sources (const cl::DeviceInfo &dev, bool gpu_schedule, ProgramSpec *out) {
+  ListProgram l;
+  if (gpu_schedule) {
     add_warp_ptx (dev, out);
+    l.warp_votes = !out->optional_option.empty ();
+  }
   add_core_sources (out);
   out->add (kernels::worklist_source, kernels::worklist_hash);
+  l.groups = static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8;
+  return l;
 }
-
-size_t list_groups (const cl::DeviceInfo &dev) { return static_cast<size_t> (std::max<cl_uint> (dev.compute_units, 1)) * 8; }
 
 } // namespace gpudetect

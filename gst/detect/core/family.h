@@ -88,10 +88,13 @@ void add_core_sources (ProgramSpec *out, bool pyramid = true);
 // The programs of the families that hand lists of windows from kernel to
 // kernel (kernels/worklist.cl: cascades, WaldBoost, forests): the core's
 // kernels and the lists', and on the GPU schedule the compaction's counts
-// by warp votes where the driver takes them (add_warp_ptx).
-void add_list_sources (const cl::DeviceInfo &dev, bool gpu_schedule, ProgramSpec *out);
-// The persistent work-groups that take a list: 8 per compute unit.
-size_t list_groups (const cl::DeviceInfo &dev);
+// by warp votes where the driver takes them (add_warp_ptx).  Says what it
+// chose, and how many persistent work-groups take a list (8 per compute unit).
+struct ListProgram {
+  bool warp_votes = false;
+  size_t groups = 0;
+};
+ListProgram add_list_sources (const cl::DeviceInfo &dev, bool gpu_schedule, ProgramSpec *out);
 
 // A frame's launches: the core chains the first after the upload, and keeps
 // each command's profiling event under its phase (an index into the
@@ -173,5 +176,25 @@ template <typename Model> ModelInfo model_info (const char *family, const Model 
   i.label = m.default_label;
   return i;
 }
+
+// A family of one model type, which it keeps as model_.
+template <typename Model> class ModelFamily : public Family {
+protected:
+  ModelFamily (const char *family, Model m, std::vector<std::string> phases, const char *threshold_meaning)
+      : Family (model_info (family, m), std::move (phases), threshold_meaning), model_ (std::move (m)) {}
+  Model model_;
+};
+
+// The calls every family defines, declared once for the families whose
+// class declares them and defines them after (parameters() has a default).
+#define GPUDETECT_FAMILY_CALLS                                                                                  \
+  Error program (const BuildEnv &env, ProgramSpec *out) override;                                              \
+  Error setup (const BuildEnv &env, const cl::Program &program) override;                                      \
+  PyramidGeometry plan (int width, int height, const SearchParams &p) const override;                          \
+  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,                  \
+                  const SearchParams &p) override;                                                             \
+  Error enqueue (const FrameBuffers &frame, Launcher &l) override;                                             \
+  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,                    \
+                                 const SearchParams &p) const override;
 
 } // namespace gpudetect

@@ -46,12 +46,12 @@ struct DevHaarFeature {
   cl_float w[4];
 };
 
-class CascadeFamily final : public Family {
+class CascadeFamily final : public ModelFamily<CascadeModel> {
 public:
   explicit CascadeFamily (CascadeModel m)
-      : Family (model_info ("cascade", m), {"pyramid", "integral", "tilted integral", "first stages", "later stages"},
-               "the least confidence of a reported object"),
-        model_ (std::move (m)) {
+      : ModelFamily ("cascade", std::move (m),
+                     {"pyramid", "integral", "tilted integral", "first stages", "later stages"},
+                     "the least confidence of a reported object") {
     const bool haar = model_.feature_type == CascadeModel::FeatureType::Haar;
     info_.window = {model_.window_width, model_.window_height};
     info_.description = std::string (haar ? "Haar" : "LBP") + " cascade, " + std::to_string (model_.stages.size ()) +
@@ -59,29 +59,17 @@ public:
                         std::to_string (model_.window_height);
   }
 
-
   Error options (const Tuning &t) override {
     if (Error e = tuning_int (t, "cascade-first-stages", 1, 64, &first_stages_))
       return e;
     return tuning_int (t, "cascade-vector-stages", 0, 100000, &vector_stages_);
   }
-  Error program (const BuildEnv &env, ProgramSpec *out) override;
-  Error setup (const BuildEnv &env, const cl::Program &program) override;
-  PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
-    return plan_pyramid (width, height, model_.window_width, model_.window_height, p.scale_factor, p.min_size,
-                         p.max_size);
-  }
-  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                      const SearchParams &p) override;
-  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
-  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
-                                 const SearchParams &p) const override;
+  GPUDETECT_FAMILY_CALLS
 
 private:
   Error upload_model (const cl::Device &dev);
   std::vector<cl_int> feature_offsets (int stride) const;
 
-  CascadeModel model_;
   IntegralPyramid integral_;
   // cascade-first-stages=N (GPU schedule): stages cascade_first runs (default
   // 2, 1 for LBP models without warp votes); cascade-vector-stages=N (CPU
@@ -106,6 +94,11 @@ private:
   cl::Mem seg_map_, wrow_map_, list_buf_, counters_, fofs_;
   int nsegs_ = 0, nwrows_ = 0, nwindows_ = 0;
 };
+
+PyramidGeometry CascadeFamily::plan (int width, int height, const SearchParams &p) const {
+  return plan_pyramid (width, height, model_.window_width, model_.window_height, p.scale_factor, p.min_size,
+                       p.max_size);
+}
 
 Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   const cl::DeviceInfo &dev = env.dev.info;
@@ -173,11 +166,9 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   // 0.219 to 0.188 ms for haar-frontalface-default).  NVIDIA's own OpenCL
   // platform only: another implementation on an NVIDIA GPU need not take PTX,
   // and a build that fails with it is retried without.
-  const bool warp_ptx = gpu_schedule_ && dev.platform_name.find ("NVIDIA") != std::string::npos;
-  if (warp_ptx)
-    out->optional_option = "-D WARP_PTX";
-  // Persistent work-groups of cascade_list: 8 per compute unit.
-  list_groups_ = list_groups (dev);
+  const ListProgram lists = add_list_sources (dev, gpu_schedule_, out);
+  const bool warp_ptx = lists.warp_votes;
+  list_groups_ = lists.groups;
   // The first stages as generated code.  GPUs: cascade_first runs the first
   // of them over every window passing stage 0, gathered WGF at a time
   // (cascade-first-stages; default 2, but 1 for LBP where the scans go
@@ -206,14 +197,12 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   // alt2 (measured on PoCL).
   int vec_stages = vector_stages_ >= 0 ? vector_stages_ : (haar ? stages_within_trees (model_, 100) : 3);
   const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages);
-  add_core_sources (out);
-  out->add (kernels::worklist_source, kernels::worklist_hash);
   out->add (kernels::cascade_types_source, kernels::cascade_types_hash);
   out->add (kernels::cascade_eval_source, kernels::cascade_eval_hash);
   out->add (gen.source);
   out->add (vec.source);
   out->add (kernels::cascade_source, kernels::cascade_hash);
-  out->options = opts + (warp_ptx ? " " + out->optional_option : "");
+  out->options = opts + out->options; // the warp votes' option (add_list_sources) last
   // NVIDIA GPUs: register limits written into the PTX (the driver ignores
   // -cl-nv-maxrregcount), so that 5 work-groups of 256 fit an SM instead of 4
   // (H100, 1080p, bench/results/tune-ptx-regs-h100.txt): cascade_first 48 for
@@ -337,7 +326,7 @@ std::vector<cl_int> CascadeFamily::feature_offsets (int s) const {
 }
 
 Error CascadeFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                                   const SearchParams &) {
+                               const SearchParams &) {
   if (Error e = integral_.geometry (dev, g, layout))
     return e;
   std::vector<int32_t> wrows;
@@ -366,10 +355,8 @@ Error CascadeFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, 
 }
 
 Error CascadeFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
-  if (Error e = integral_.enqueue (frame, counters_, {kPyramid, kTilted, kIntegral}, l))
-    return e;
-  if (nwindows_ == 0)
-    return {};
+  if (Error e = integral_.enqueue (frame, counters_, {kPyramid, kTilted, kIntegral}, l); e || nwindows_ == 0)
+    return e; // nothing to search: a frame smaller than the window
   const cl::Mem &sum = integral_.sum (), &sqsum = integral_.sqsum (), &tilt = integral_.tilted ();
   const cl_int stride = integral_.stride (), nstages = static_cast<cl_int> (model_.stages.size ());
   if (gpu_schedule_) {

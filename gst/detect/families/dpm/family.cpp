@@ -64,12 +64,11 @@ struct Bank {
   int first_plane = 0, coef_offset = 0;
 };
 
-class DpmFamily final : public Family {
+class DpmFamily final : public ModelFamily<DpmModel> {
 public:
   explicit DpmFamily (DpmModel m)
-      : Family (model_info ("dpm", m), {"pyramid", "hog features", "filters", "parts and scores"},
-               "the least score (root + parts - deformation + bias, as cv::dpm reports it) of an object"),
-        model_ (std::move (m)) {
+      : ModelFamily ("dpm", std::move (m), {"pyramid", "hog features", "filters", "parts and scores"},
+                     "the least score (root + parts - deformation + bias, as cv::dpm reports it) of an object") {
     int w = 0, h = 0;
     size_t parts = 0;
     for (const DpmComponent &c : model_.components) {
@@ -114,119 +113,9 @@ public:
     nplanes_ = plane;
   }
 
-
   Error options (const Tuning &t) override { return check_hog_eval (t); }
-  Error program (const BuildEnv &env, ProgramSpec *out) override {
-    gpu_schedule_ = env.gpu_schedule;
-    // each bank directly or through the FFT (tuning hog-eval; auto: the
-    // faster for its count and size here)
-    int nfft = 0;
-    for (Bank &b : banks_) {
-      if (Error e = choose_fft (env, static_cast<int> (b.filters.size ()), b.rows, b.cols, &b.fft))
-        return e;
-      nfft += b.fft;
-    }
-    info_.description = description_ + (nfft == 0 ? ", direct correlation"
-                                        : nfft == static_cast<int> (banks_.size ()) ? ", FFT correlation"
-                                                                                    : ", FFT and direct correlation");
-    add_core_sources (out);
-    out->add (kernels::felzenszwalb_source, kernels::felzenszwalb_hash);
-    out->add (kernels::dpm_source, kernels::dpm_hash);
-    if (nfft > 0)
-      FftCorrelator::add_source (out);
-    out->options = " -D DPM_D=" + std::to_string (kDpmDims) + " -D DPM_FMAX=" + std::to_string (std::max (fmax_, 1)) +
-                   " -D DPM_NCOMP=" + std::to_string (model_.components.size ()) +
-                   " -D DPM_HW=" + std::to_string (kDpmHalfWindow) + " -D DPM_CMAX=" + std::to_string (model_.sbin);
-    // the pyramid and the features in double where the device has it (cv::dpm's
-    // own operations: every feature is cv::dpm's, rounded to float)
-    fp64_ = env.dev.info.fp64 && allow_fp64_;
-    if (fp64_)
-      out->options += " -D DPM_FP64";
-    compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
-    if (compact_) {
-      out->options += " -D DPM_COMPACT" + std::string (nfft > 0 ? FftCorrelator::options (true) : "");
-      add_warp_ptx (env.dev.info, out);
-    }
-    return {};
-  }
-
-  Error setup (const BuildEnv &env, const cl::Program &program) override {
-    program_ = &program;
-    for (Error e : {gradients_.create (program, "dpm_gradients"), cells_.create (program, "dpm_cells"),
-                    features_.create (program, "dpm_features"),
-                    correlate_.create (program, gpu_schedule_ ? "dpm_correlate" : "dpm_correlate_rows"),
-                    dt_rows_.create (program, "dpm_dt_rows"), dt_cols_.create (program, "dpm_dt_cols"),
-                    scores_.create (program, "dpm_scores")})
-      if (e)
-        return e;
-    // the banks' coefficients, interleaved: ((d * rows + y) * cols + x) * filters + f
-    std::vector<float> coef;
-    for (const Bank &b : banks_) {
-      const size_t nf = b.filters.size ();
-      const size_t base = coef.size ();
-      coef.resize (base + nf * b.rows * b.cols * kDpmDims);
-      for (size_t f = 0; f < nf; f++)
-        for (int d = 0; d < kDpmDims; d++)
-          for (int y = 0; y < b.rows; y++)
-            for (int x = 0; x < b.cols; x++)
-              coef[base + ((static_cast<size_t> (d) * b.rows + y) * b.cols + x) * nf + f] =
-                  static_cast<float> (b.filters[f]->at (y, x, d));
-    }
-    if (Error e = cl::upload_vector (env.dev, &coef_, coef))
-      return e;
-    // the FFT banks: each filter's 32 planes of rows x cols
-    ffts_.clear ();
-    for (const Bank &b : banks_) {
-      ffts_.emplace_back ();
-      if (!b.fft)
-        continue;
-      FilterBank bank;
-      bank.rows = b.rows;
-      bank.cols = b.cols;
-      bank.dims = kDpmDims;
-      for (const DpmFilter *f : b.filters) {
-        std::vector<float> c (static_cast<size_t> (kDpmDims) * b.rows * b.cols);
-        for (int d = 0; d < kDpmDims; d++)
-          for (int y = 0; y < b.rows; y++)
-            for (int x = 0; x < b.cols; x++)
-              c[(static_cast<size_t> (d) * b.rows + y) * b.cols + x] = static_cast<float> (f->at (y, x, d));
-        bank.filters.push_back (std::move (c));
-      }
-      ffts_.back () = std::make_unique<FftCorrelator> ();
-      if (Error e = ffts_.back ()->setup (env.dev, program, bank, gpu_schedule_, compact_))
-        return e;
-    }
-    if (Error e = cl::make_buffer (env.dev, &fft_thresholds_, std::max (fmax_, 1) * sizeof (float)))
-      return e;
-    // deformation costs: per part, 2 DPM_HW + 1 for x, then for y
-    std::vector<float> costs;
-    std::vector<cl_int4> comps, parts;
-    int k = 0;
-    for (const DpmComponent &c : model_.components) {
-      comps.push_back ({{k, static_cast<cl_int> (c.parts.size ()), plane_of_.at (&c.root), 0}});
-      for (const DpmPart &p : c.parts) {
-        parts.push_back ({{k, p.anchor_x - model_.pad_x, p.anchor_y - model_.pad_y, 0}});
-        for (int axis = 0; axis < 2; axis++)
-          for (int d = -kDpmHalfWindow; d <= kDpmHalfWindow; d++)
-            costs.push_back (static_cast<float> (-p.def[2 * axis] * (d * d) - p.def[2 * axis + 1] * d));
-        k++;
-      }
-    }
-    nparts_ = k;
-    if (Error e = cl::upload_vector (env.dev, &costs_, costs))
-      return e;
-    if (Error e = cl::upload_vector (env.dev, &comps_, comps))
-      return e;
-    return cl::upload_vector (env.dev, &parts_, parts);
-  }
-
-  PyramidGeometry plan (int width, int height, const SearchParams &p) const override;
-  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                      const SearchParams &p) override;
+  GPUDETECT_FAMILY_CALLS
   Error parameters (const SearchParams &p) override;
-  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
-  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
-                                 const SearchParams &p) const override;
 
   // the feature planes of the last frame enqueued (tests)
   Error read_features (std::vector<float> *out) const {
@@ -241,7 +130,6 @@ public:
   void allow_fp64 (bool a) { allow_fp64_ = a; }
 
 private:
-  DpmModel model_;
   std::string description_;
   std::vector<Bank> banks_;
   std::vector<std::unique_ptr<FftCorrelator>> ffts_; // per bank, where it takes the FFT path
@@ -289,6 +177,110 @@ private:
   size_t npixels_ = 0, ncells_ = 0, nfeat_ = 0, corr_items_ = 0, dt_row_items_ = 0, dt_col_items_ = 0, score_items_ = 0;
 };
 
+Error DpmFamily::program (const BuildEnv &env, ProgramSpec *out) {
+  gpu_schedule_ = env.gpu_schedule;
+  // each bank directly or through the FFT (tuning hog-eval; auto: the
+  // faster for its count and size here)
+  int nfft = 0;
+  for (Bank &b : banks_) {
+    if (Error e = choose_fft (env, static_cast<int> (b.filters.size ()), b.rows, b.cols, &b.fft))
+      return e;
+    nfft += b.fft;
+  }
+  info_.description = description_ + (nfft == 0 ? ", direct correlation"
+                                      : nfft == static_cast<int> (banks_.size ()) ? ", FFT correlation"
+                                                                                  : ", FFT and direct correlation");
+  add_core_sources (out);
+  out->add (kernels::felzenszwalb_source, kernels::felzenszwalb_hash);
+  out->add (kernels::dpm_source, kernels::dpm_hash);
+  if (nfft > 0)
+    FftCorrelator::add_source (out);
+  out->options = " -D DPM_D=" + std::to_string (kDpmDims) + " -D DPM_FMAX=" + std::to_string (std::max (fmax_, 1)) +
+                 " -D DPM_NCOMP=" + std::to_string (model_.components.size ()) +
+                 " -D DPM_HW=" + std::to_string (kDpmHalfWindow) + " -D DPM_CMAX=" + std::to_string (model_.sbin);
+  // the pyramid and the features in double where the device has it (cv::dpm's
+  // own operations: every feature is cv::dpm's, rounded to float)
+  fp64_ = env.dev.info.fp64 && allow_fp64_;
+  if (fp64_)
+    out->options += " -D DPM_FP64";
+  compact_ = env.gpu_schedule && env.dev.info.max_work_group >= static_cast<size_t> (kWg);
+  if (compact_) {
+    out->options += " -D DPM_COMPACT" + std::string (nfft > 0 ? FftCorrelator::options (true) : "");
+    add_warp_ptx (env.dev.info, out);
+  }
+  return {};
+}
+
+Error DpmFamily::setup (const BuildEnv &env, const cl::Program &program) {
+  program_ = &program;
+  for (Error e : {gradients_.create (program, "dpm_gradients"), cells_.create (program, "dpm_cells"),
+                  features_.create (program, "dpm_features"),
+                  correlate_.create (program, gpu_schedule_ ? "dpm_correlate" : "dpm_correlate_rows"),
+                  dt_rows_.create (program, "dpm_dt_rows"), dt_cols_.create (program, "dpm_dt_cols"),
+                  scores_.create (program, "dpm_scores")})
+    if (e)
+      return e;
+  // the banks' coefficients, interleaved: ((d * rows + y) * cols + x) * filters + f
+  std::vector<float> coef;
+  for (const Bank &b : banks_) {
+    const size_t nf = b.filters.size ();
+    const size_t base = coef.size ();
+    coef.resize (base + nf * b.rows * b.cols * kDpmDims);
+    for (size_t f = 0; f < nf; f++)
+      for (int d = 0; d < kDpmDims; d++)
+        for (int y = 0; y < b.rows; y++)
+          for (int x = 0; x < b.cols; x++)
+            coef[base + ((static_cast<size_t> (d) * b.rows + y) * b.cols + x) * nf + f] =
+                static_cast<float> (b.filters[f]->at (y, x, d));
+  }
+  if (Error e = cl::upload_vector (env.dev, &coef_, coef))
+    return e;
+  // the FFT banks: each filter's 32 planes of rows x cols
+  ffts_.clear ();
+  for (const Bank &b : banks_) {
+    ffts_.emplace_back ();
+    if (!b.fft)
+      continue;
+    FilterBank bank;
+    bank.rows = b.rows;
+    bank.cols = b.cols;
+    bank.dims = kDpmDims;
+    for (const DpmFilter *f : b.filters) {
+      std::vector<float> c (static_cast<size_t> (kDpmDims) * b.rows * b.cols);
+      for (int d = 0; d < kDpmDims; d++)
+        for (int y = 0; y < b.rows; y++)
+          for (int x = 0; x < b.cols; x++)
+            c[(static_cast<size_t> (d) * b.rows + y) * b.cols + x] = static_cast<float> (f->at (y, x, d));
+      bank.filters.push_back (std::move (c));
+    }
+    ffts_.back () = std::make_unique<FftCorrelator> ();
+    if (Error e = ffts_.back ()->setup (env.dev, program, bank, gpu_schedule_, compact_))
+      return e;
+  }
+  if (Error e = cl::make_buffer (env.dev, &fft_thresholds_, std::max (fmax_, 1) * sizeof (float)))
+    return e;
+  // deformation costs: per part, 2 DPM_HW + 1 for x, then for y
+  std::vector<float> costs;
+  std::vector<cl_int4> comps, parts;
+  int k = 0;
+  for (const DpmComponent &c : model_.components) {
+    comps.push_back ({{k, static_cast<cl_int> (c.parts.size ()), plane_of_.at (&c.root), 0}});
+    for (const DpmPart &p : c.parts) {
+      parts.push_back ({{k, p.anchor_x - model_.pad_x, p.anchor_y - model_.pad_y, 0}});
+      for (int axis = 0; axis < 2; axis++)
+        for (int d = -kDpmHalfWindow; d <= kDpmHalfWindow; d++)
+          costs.push_back (static_cast<float> (-p.def[2 * axis] * (d * d) - p.def[2 * axis + 1] * d));
+      k++;
+    }
+  }
+  nparts_ = k;
+  if (Error e = cl::upload_vector (env.dev, &costs_, costs))
+    return e;
+  if (Error e = cl::upload_vector (env.dev, &comps_, comps))
+    return e;
+  return cl::upload_vector (env.dev, &parts_, parts);
+}
+
 PyramidGeometry DpmFamily::plan (int width, int height, const SearchParams &) const {
   const DpmPlan dp = plan_dpm (width, height, model_);
   const int nc = static_cast<int> (model_.components.size ());
@@ -311,7 +303,7 @@ PyramidGeometry DpmFamily::plan (int width, int height, const SearchParams &) co
 }
 
 Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                               const SearchParams &p) {
+                           const SearchParams &p) {
   plan_ = plan_dpm (g.image_width, g.image_height, model_);
   const DpmPlan &dp = plan_;
   const int nl = static_cast<int> (dp.levels.size ());

@@ -37,18 +37,17 @@ const std::vector<int> kDefaultRegroup = {11, 154, 600};
 // lost).
 constexpr size_t kMaxListItems = size_t (1) << 22;
 
-class ForestFamily final : public Family {
+class ForestFamily final : public ModelFamily<ForestModel> {
 public:
   explicit ForestFamily (ForestModel m)
-      : Family (model_info ("forest", m), {"pyramid", "channels", "first stages", "later stages"},
-               "the least final sum of a window that passes every stage"),
-        model_ (std::move (m)) {
-    info_.window = {model_.window_width, model_.window_height};
+      : ModelFamily ("forest", std::move (m), {"pyramid", "channels", "first stages", "later stages"},
+                     "the least final sum of a window that passes every stage") {
     info_.description = "random forest, " + std::to_string (model_.stages.size ()) + " stages, " +
                         std::to_string (model_.trees ()) + " trees of " + std::to_string (model_.nodes_per_tree) +
                         " nodes, window " + std::to_string (model_.window_width) + "x" +
                         std::to_string (model_.window_height) + ", shrink " + std::to_string (model_.shrink) + ", " +
                         std::to_string (model_.levels_per_octave) + " levels an octave";
+    info_.window = {model_.window_width, model_.window_height};
   }
 
   const char *lost_hint () const override {
@@ -59,27 +58,10 @@ public:
   Error options (const Tuning &t) override {
     return tuning_list (t, "forest-regroup", 4, 1, 100000, true, true, "increasing stages", &regroup_, &regroup_set_);
   }
-  Error program (const BuildEnv &env, ProgramSpec *out) override;
-  Error setup (const BuildEnv &env, const cl::Program &program) override;
-  // The model's pyramid, or the one the search parameters ask for: the
-  // window keeps its cells, M' x M' pixels each.
-  PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
-    const int m = p.shrink > 0 ? p.shrink : model_.shrink;
-    return plan_pyramid_octaves (width, height, model_.cells_x () * m, model_.cells_y () * m,
-                                 p.levels_per_octave > 0 ? p.levels_per_octave : model_.levels_per_octave, m,
-                                 p.min_size, p.max_size);
-  }
-  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                      const SearchParams &p) override;
+  GPUDETECT_FAMILY_CALLS
   Error parameters (const SearchParams &p) override;
-  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
-  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
-                                 const SearchParams &p) const override;
 
 private:
-  cl_long gamma (const SearchParams &p) const { return forest_final (p.threshold ? *p.threshold : model_.threshold); }
-
-  ForestModel model_;
   // forest-regroup=11,154,600 (GPU schedule): the stages before which the
   // windows still alive are compacted into a list and the evaluation is
   // launched again over it ("none": one dense launch through every stage).
@@ -121,6 +103,15 @@ private:
   cl_long gamma_ = 0;
 };
 
+// The model's pyramid, or the one the search parameters ask for: the window
+// keeps its cells, M' x M' pixels each.
+PyramidGeometry ForestFamily::plan (int width, int height, const SearchParams &p) const {
+  const int m = p.shrink > 0 ? p.shrink : model_.shrink;
+  return plan_pyramid_octaves (width, height, model_.cells_x () * m, model_.cells_y () * m,
+                               p.levels_per_octave > 0 ? p.levels_per_octave : model_.levels_per_octave, m,
+                               p.min_size, p.max_size);
+}
+
 Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
   const cl::DeviceInfo &dev = env.dev.info;
   // local memory: a chunk of nodes, the compaction's scratch
@@ -141,29 +132,21 @@ Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
                      std::to_string (model_.blur[1]) + " -D FOREST_LANES=" + std::to_string (lanes_) + " -D FOREST_LOCAL_NODES=" +
                      std::to_string (local_nodes_);
   out->options = opts;
-  add_list_sources (dev, gpu_schedule_, out);
+  groups_ = add_list_sources (dev, gpu_schedule_, out).groups;
   out->add (kernels::forest_source, kernels::forest_hash);
-  groups_ = list_groups (dev);
   return {};
 }
 
 Error ForestFamily::setup (const BuildEnv &env, const cl::Program &program) {
-  if (Error e = blur_.create (program, gpu_schedule_ ? "forest_blur_frame" : "forest_blur_frame_rows"))
-    return e;
-  if (Error e = shrink_.create (program, "forest_shrink"))
-    return e;
-  if (Error e = cells_.create (program, "forest_blur_cells"))
-    return e;
-  if (gpu_schedule_) {
-    if (Error e = first_.create (program, "forest_first"))
+  for (Error e : {blur_.create (program, gpu_schedule_ ? "forest_blur_frame" : "forest_blur_frame_rows"),
+                  shrink_.create (program, "forest_shrink"), cells_.create (program, "forest_blur_cells"),
+                  gpu_schedule_ ? first_.create (program, "forest_first") : rows_.create (program, "forest_rows")})
+    if (e)
       return e;
-    more_.resize (bounds_.size () - 2);
-    for (More &k : more_)
-      if (Error e = k.create (program, "forest_more"))
-        return e;
-  } else if (Error e = rows_.create (program, "forest_rows")) {
-    return e;
-  }
+  more_.resize (gpu_schedule_ ? bounds_.size () - 2 : 0); // one per regroup
+  for (More &k : more_)
+    if (Error e = k.create (program, "forest_more"))
+      return e;
   // stages: their trees side by side (a tree shared by stages is copied, its
   // leaves divided by each stage's own count)
   std::vector<DevStage> st;
@@ -179,8 +162,9 @@ Error ForestFamily::setup (const BuildEnv &env, const cl::Program &program) {
 }
 
 Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                                  const SearchParams &p) {
-  gamma_ = gamma (p);
+                              const SearchParams &p) {
+  if (Error e = parameters (p))
+    return e;
   const int K = model_.nodes_per_tree;
   // nodes, with their values' offsets in this atlas's stride
   std::vector<cl_int4> nodes;
@@ -278,8 +262,9 @@ Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, c
   return {};
 }
 
+// The kernels' final threshold, as the model stores its sums.
 Error ForestFamily::parameters (const SearchParams &p) {
-  gamma_ = gamma (p);
+  gamma_ = forest_final (p.threshold ? *p.threshold : model_.threshold);
   return {};
 }
 

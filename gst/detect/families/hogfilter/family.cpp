@@ -22,62 +22,44 @@ namespace gpudetect {
 
 namespace {
 
-// The phases a frame's launches are timed under (Family::phases).
-enum : int { kPyramid, kFeatures, kFilters };
-
-class HogFilterFamily final : public Family {
+class HogFilterFamily final : public HogFilterFamilyBase {
 public:
   explicit HogFilterFamily (HogFilterModel m)
-      : Family (model_info ("hogfilter", m), {"pyramid", "hog features", "filters"},
-               "the least confidence (filter score minus the filter's bias) of an object"),
-        model_ (std::move (m)) {
+      : HogFilterFamilyBase (std::move (m), "the least confidence (filter score minus the filter's bias) of an object") {
     info_.window = {model_.cols * model_.cell, model_.rows * model_.cell};
-    description_ = "linear HOG filters, " + std::to_string (model_.filters.size ()) + " of " +
-                   std::to_string (model_.rows) + "x" + std::to_string (model_.cols) + " FHOG cells of " +
-                   std::to_string (model_.cell) + " px";
-    info_.description = description_ + ", direct correlation";
+    describe ("linear HOG filters, " + std::to_string (model_.filters.size ()) + " of " + std::to_string (model_.rows) +
+              "x" + std::to_string (model_.cols) + " FHOG cells of " + std::to_string (model_.cell) + " px");
   }
 
-
-  Error options (const Tuning &t) override { return check_hog_eval (t); }
-  Error program (const BuildEnv &env, ProgramSpec *out) override {
-    gpu_schedule_ = env.gpu_schedule;
-    const int nf = static_cast<int> (model_.filters.size ());
-    FhogDevice::add_sources (out);
-    FftCorrelator::add_source (out);
-    out->options = FhogDevice::options (env.dev, model_.fhog (), nf);
-    if (Error e = eval_.program (env, nf, model_.rows, model_.cols, out))
-      return e;
-    info_.description = description_ + ", " + eval_.evaluation ();
-    return {};
-  }
-
-  Error setup (const BuildEnv &env, const cl::Program &program) override {
-    if (Error e = fhog_.setup (program, !gpu_schedule_))
-      return e;
-    FilterBank bank;
-    bank.rows = model_.rows;
-    bank.cols = model_.cols;
-    bank.dims = kFhogDims;
-    for (const HogFilterModel::Filter &f : model_.filters)
-      bank.filters.push_back (f.coef);
-    return eval_.setup (env.dev, program, bank);
-  }
-
-  PyramidGeometry plan (int width, int height, const SearchParams &p) const override;
-  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                      const SearchParams &p) override;
-  Error parameters (const SearchParams &p) override;
-  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
-  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
-                                 const SearchParams &p) const override;
+  GPUDETECT_FAMILY_CALLS
 
 private:
-  HogFilterModel model_;
-  std::string description_;
-  FilterEvaluator eval_;
   FhogDevice fhog_;
 };
+
+Error HogFilterFamily::program (const BuildEnv &env, ProgramSpec *out) {
+  gpu_schedule_ = env.gpu_schedule;
+  const int nf = static_cast<int> (model_.filters.size ());
+  FhogDevice::add_sources (out);
+  FftCorrelator::add_source (out);
+  out->options = FhogDevice::options (env.dev, model_.fhog (), nf);
+  if (Error e = eval_.program (env, nf, model_.rows, model_.cols, out))
+    return e;
+  describe ({});
+  return {};
+}
+
+Error HogFilterFamily::setup (const BuildEnv &env, const cl::Program &program) {
+  if (Error e = fhog_.setup (program, !gpu_schedule_))
+    return e;
+  FilterBank bank;
+  bank.rows = model_.rows;
+  bank.cols = model_.cols;
+  bank.dims = kFhogDims;
+  for (const HogFilterModel::Filter &f : model_.filters)
+    bank.filters.push_back (f.coef);
+  return eval_.setup (env.dev, program, bank);
+}
 
 PyramidGeometry HogFilterFamily::plan (int width, int height, const SearchParams &) const {
   // The core's geometry: one level per FHOG level, its grid the filter
@@ -101,7 +83,7 @@ PyramidGeometry HogFilterFamily::plan (int width, int height, const SearchParams
 }
 
 Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                                     const SearchParams &p) {
+                                 const SearchParams &p) {
   const FhogPlan fp = plan_fhog (g.image_width, g.image_height, model_.fhog ());
   const int nf = static_cast<int> (model_.filters.size ());
   std::vector<std::pair<int, int>> windows;
@@ -120,14 +102,6 @@ Error HogFilterFamily::geometry (const cl::Device &dev, const PyramidGeometry &g
   if (Error e = eval_.geometry (levels, fp.feat_plane, fhog_.features (), fhog_.levels (), fhog_.nlevels ()))
     return e;
   return parameters (p);
-}
-
-Error HogFilterFamily::parameters (const SearchParams &p) {
-  const double t = p.threshold ? *p.threshold : model_.threshold;
-  std::vector<float> th;
-  for (const HogFilterModel::Filter &f : model_.filters)
-    th.push_back (float_at_least (f.bias + t));
-  return eval_.thresholds (th);
 }
 
 Error HogFilterFamily::enqueue (const FrameBuffers &frame, Launcher &l) {

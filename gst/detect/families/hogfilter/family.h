@@ -3,11 +3,47 @@
 #pragma once
 
 #include "core/family.h"
+#include "filtereval.h"
 #include "model.h"
 
 #include <memory>
 
 namespace gpudetect {
+
+// What the two linear filter families (FHOG, Dalal and Triggs' features)
+// share: the model type, the phases, the filters' evaluation (FilterEvaluator,
+// tuning hog-eval) and a description that names it.
+class HogFilterFamilyBase : public ModelFamily<HogFilterModel> {
+public:
+  Error options (const Tuning &t) override { return check_hog_eval (t); }
+  // Each filter keeps the positions whose dot product reaches the threshold
+  // plus its bias (FHOG: score = dot - bias; Dalal-Triggs: bias = -rho).
+  Error parameters (const SearchParams &p) override {
+    const double t = p.threshold ? *p.threshold : model_.threshold;
+    std::vector<float> least;
+    for (const HogFilterModel::Filter &f : model_.filters)
+      least.push_back (float_at_least (f.bias + t));
+    return eval_.thresholds (least);
+  }
+
+protected:
+  // The phases a frame's launches are timed under (Family::phases).
+  enum : int { kPyramid, kFeatures, kFilters };
+
+  HogFilterFamilyBase (HogFilterModel m, const char *threshold_meaning)
+      : ModelFamily ("hogfilter", std::move (m), {"pyramid", "hog features", "filters"}, threshold_meaning) {}
+  // The model's description, then the evaluation chosen (program()).
+  void describe (std::string model) {
+    if (!model.empty ())
+      description_ = std::move (model);
+    info_.description = description_ + ", " + eval_.evaluation ();
+  }
+
+  FilterEvaluator eval_;
+
+private:
+  std::string description_;
+};
 
 std::unique_ptr<Family> make_hogfilter_family (HogFilterModel model);
 // The same for Dalal and Triggs' features (features hog-dt; dtfamily.cpp).

@@ -57,12 +57,11 @@ cl_int set_arg (cl_kernel k, cl_uint i, const Gamma &g) {
   return g.is_float ? clSetKernelArg (k, i, sizeof g.f, &g.f) : clSetKernelArg (k, i, sizeof g.q, &g.q);
 }
 
-class WaldBoostFamily final : public Family {
+class WaldBoostFamily final : public ModelFamily<WaldBoostModel> {
 public:
   explicit WaldBoostFamily (WaldBoostModel m)
-      : Family (model_info ("waldboost", m), {"pyramid", "integral", "first stages", "later stages"},
-               "the least final sum of a window that runs through every stage"),
-        model_ (std::move (m)) {
+      : ModelFamily ("waldboost", std::move (m), {"pyramid", "integral", "first stages", "later stages"},
+                     "the least final sum of a window that runs through every stage") {
     info_.window = {model_.window_width, model_.window_height};
     info_.description = std::string ("WaldBoost MB-LBP") +
                         (model_.format == WaldBoostModel::Format::XObjDetect ? " (OpenCV xobjdetect)" : "") + ", " +
@@ -75,20 +74,6 @@ public:
     return "a reduction list was full; smaller waldboost-divisors (tuning property) give the lists more room";
   }
 
-  Error program (const BuildEnv &env, ProgramSpec *out) override;
-  Error setup (const BuildEnv &env, const cl::Program &program) override;
-  // OpenCV xobjdetect's files are scanned as its WBDetector::detect does,
-  // the project's as CascadeClassifier::detectMultiScale.
-  PyramidGeometry plan (int width, int height, const SearchParams &p) const override {
-    if (model_.format == WaldBoostModel::Format::XObjDetect)
-      return plan_pyramid_xobjdetect (width, height, model_.window_width, model_.window_height, p.scale_factor,
-                                      p.min_size, p.max_size);
-    return plan_pyramid (width, height, model_.window_width, model_.window_height, p.scale_factor, p.min_size,
-                         p.max_size);
-  }
-  Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                      const SearchParams &p) override;
-  Error parameters (const SearchParams &p) override;
   Error options (const Tuning &t) override {
     if (Error e = tuning_list (t, "waldboost-divisors", 6, 1, 1024, false, false, "divisors", &divisors_option_))
       return e;
@@ -96,23 +81,10 @@ public:
       return e;
     return tuning_int (t, "waldboost-sync-step", 1, 100000, &sync_step_option_);
   }
-  Error enqueue (const FrameBuffers &frame, Launcher &l) override;
-  std::vector<Detection> finish (const std::vector<RawHit> &hits, const PyramidGeometry &g,
-                                 const SearchParams &p) const override;
+  GPUDETECT_FAMILY_CALLS
+  Error parameters (const SearchParams &p) override;
 
 private:
-  Gamma final_threshold (const SearchParams &p) const {
-    const double *user = p.threshold ? &*p.threshold : nullptr;
-    const int64_t arg = waldboost_final_threshold_arg (model_, user);
-    Gamma g;
-    g.is_float = model_.float_sums;
-    g.q = arg;
-    const uint32_t bits = static_cast<uint32_t> (arg);
-    std::memcpy (&g.f, &bits, sizeof g.f);
-    return g;
-  }
-
-  WaldBoostModel model_;
   IntegralPyramid integral_;
   std::vector<int> divisors_;
   // waldboost-divisors=8,4,4,4: each step of the staged reduction stops once
@@ -147,6 +119,16 @@ private:
   Gamma gamma_;
 };
 
+// OpenCV xobjdetect's files are scanned as its WBDetector::detect does, the
+// project's as CascadeClassifier::detectMultiScale.
+PyramidGeometry WaldBoostFamily::plan (int width, int height, const SearchParams &p) const {
+  if (model_.format == WaldBoostModel::Format::XObjDetect)
+    return plan_pyramid_xobjdetect (width, height, model_.window_width, model_.window_height, p.scale_factor,
+                                    p.min_size, p.max_size);
+  return plan_pyramid (width, height, model_.window_width, model_.window_height, p.scale_factor, p.min_size,
+                       p.max_size);
+}
+
 Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
   const cl::DeviceInfo &dev = env.dev.info;
   gpu_schedule_ = env.gpu_schedule && dev.max_work_group >= static_cast<size_t> (kWg) &&
@@ -177,9 +159,8 @@ Error WaldBoostFamily::program (const BuildEnv &env, ProgramSpec *out) {
   if (model_.float_sums)
     opts += " -D WB_FLOAT_SUMS";
   out->options = opts;
-  add_list_sources (dev, gpu_schedule_, out);
+  groups_ = add_list_sources (dev, gpu_schedule_, out).groups;
   out->add (kernels::waldboost_source, kernels::waldboost_hash);
-  groups_ = list_groups (dev);
   return {};
 }
 
@@ -232,8 +213,9 @@ Error WaldBoostFamily::setup (const BuildEnv &env, const cl::Program &program) {
 }
 
 Error WaldBoostFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
-                                     const SearchParams &p) {
-  gamma_ = final_threshold (p);
+                                 const SearchParams &p) {
+  if (Error e = parameters (p))
+    return e;
   if (Error e = integral_.geometry (dev, g, layout))
     return e;
   std::vector<cl_int2> segs;   // wb_first: (level, first window)
@@ -269,16 +251,19 @@ Error WaldBoostFamily::geometry (const cl::Device &dev, const PyramidGeometry &g
   return {};
 }
 
+// The kernels' final threshold: fixed point, or the float's bits for float_sums models.
 Error WaldBoostFamily::parameters (const SearchParams &p) {
-  gamma_ = final_threshold (p);
+  const int64_t arg = waldboost_final_threshold_arg (model_, p.threshold ? &*p.threshold : nullptr);
+  gamma_.is_float = model_.float_sums;
+  gamma_.q = arg;
+  const uint32_t bits = static_cast<uint32_t> (arg);
+  std::memcpy (&gamma_.f, &bits, sizeof gamma_.f);
   return {};
 }
 
 Error WaldBoostFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
-  if (Error e = integral_.enqueue (frame, counters_, {kPyramid, kIntegral, kIntegral}, l))
-    return e;
-  if (nwindows_ == 0)
-    return {};
+  if (Error e = integral_.enqueue (frame, counters_, {kPyramid, kIntegral, kIntegral}, l); e || nwindows_ == 0)
+    return e; // nothing to search: a frame smaller than the window
   const cl::Mem &sum = integral_.sum (), &sq = integral_.sqsum ();
   const cl_int stride = integral_.stride ();
   const cl_int nstages = static_cast<cl_int> (model_.stages.size ()), tail = model_.tail_start ();
