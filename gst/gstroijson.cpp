@@ -66,6 +66,14 @@ struct GstRoiJsonPrivate {
   GstVideoInfo info;
   bool have_info = false;
   JsonGenerator *generator = nullptr;
+
+  // An element finalized while started (never stopped) still closes its file.
+  ~GstRoiJsonPrivate ()
+  {
+    if (out && own_file)
+      std::fclose (out);
+    g_clear_object (&generator);
+  }
 };
 
 struct _GstRoiJson {
@@ -262,11 +270,7 @@ static GpuDetectSettings<Settings> &settings_of (GObject *object) { return GST_R
 
 static void gst_roi_json_finalize (GObject *object)
 {
-  GstRoiJsonPrivate *priv = GST_ROI_JSON (object)->priv;
-  if (priv->out && priv->own_file)
-    std::fclose (priv->out);
-  g_clear_object (&priv->generator);
-  delete priv;
+  delete GST_ROI_JSON (object)->priv;
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
