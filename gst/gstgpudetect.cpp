@@ -466,10 +466,6 @@ static void gst_gpu_detect_init (GstGpuDetect *self)
 
 static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
-
   GST_DEBUG_CATEGORY_INIT (gst_gpu_detect_debug, "gpudetect", 0, "OpenCL object detection");
 
   GpuDetectProperties<Settings> props = gpudetect_element_class_init (klass, gst_gpu_detect_finalize, settings_of);
@@ -535,7 +531,9 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       "Random-forest cascades: the side in level pixels of the blocks the trees compare (the window keeps its "
       "blocks, so it grows with it); 0: the model's", 0, 8, 0, ready), &Settings::shrink);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL object detector", "Filter/Analyzer/Video",
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL object detector", "Filter/Analyzer/Video",
       "Detects objects on an OpenCL device (OpenCV's Haar and LBP cascades, WaldBoost, random-forest cascades, "
       "dlib's and OpenCV's HOG detectors, cv::dpm's part models) and attaches region-of-interest metadata",
       "gpudetect developers");

@@ -483,10 +483,6 @@ static void gst_gpu_track_init (GstGpuTrack *self)
 
 static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
-
   GST_DEBUG_CATEGORY_INIT (gst_gpu_track_debug, "gputrack", 0, "OpenCL template tracking");
 
   GpuDetectProperties<Settings> props = gpudetect_element_class_init (klass, gst_gpu_track_finalize, settings_of);
@@ -526,7 +522,9 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
       "Frames taken from an upstream gpudetect's upload on the same device instead of uploading them again, "
       "since the element started (read-only)", 0, G_MAXUINT64, 0, GPUDETECT_PARAM_READ_ONLY), read_frames_shared);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL template tracker", "Filter/Analyzer/Video",
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL template tracker", "Filter/Analyzer/Video",
       "Gives detected objects ids across frames and moves their boxes by template search on an OpenCL device on "
       "frames without detections", "gpudetect developers");
 

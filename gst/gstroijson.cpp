@@ -271,9 +271,6 @@ static void gst_roi_json_init (GstRoiJson *self)
 
 static void gst_roi_json_class_init (GstRoiJsonClass *klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-
   GST_DEBUG_CATEGORY_INIT (gst_roi_json_debug, "roijson", 0, "Region-of-interest metadata as JSON lines");
 
   GpuDetectProperties<Settings> props = gpudetect_element_class_init (klass, gst_roi_json_finalize, settings_of);
@@ -287,6 +284,8 @@ static void gst_roi_json_class_init (GstRoiJsonClass *klass)
       "Write a line for buffers without any region of interest too (an empty \"objects\" array)",
       DEFAULT_ADD_EMPTY_RESULTS, GPUDETECT_PARAM_PLAYING), &Settings::add_empty);
 
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   gst_element_class_set_static_metadata (element_class, "Region of interest JSON writer", "Filter/Analyzer/Video",
       "Writes the region-of-interest metadata of every buffer (boxes, labels, confidences, object ids) as one "
       "JSON object per line, in DL Streamer's gvametaconvert layout",

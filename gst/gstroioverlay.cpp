@@ -257,10 +257,6 @@ static void gst_roi_overlay_init (GstRoiOverlay *self) { self->priv = new GstRoi
 
 static void gst_roi_overlay_class_init (GstRoiOverlayClass *klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-
   GST_DEBUG_CATEGORY_INIT (gst_roi_overlay_debug, "roioverlay", 0, "Region-of-interest overlay");
 
   GpuDetectProperties<Settings> props = gpudetect_element_class_init (klass, gst_roi_overlay_finalize, settings_of);
@@ -283,6 +279,9 @@ static void gst_roi_overlay_class_init (GstRoiOverlayClass *klass)
   props.field (g_param_spec_boolean ("show-confidence", "Show confidence", "Append the confidence to the label", TRUE,
       playing), &Settings::show_confidence);
 
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   gst_element_class_set_static_metadata (element_class, "Region of interest overlay", "Filter/Effect/Video",
       "Draws region-of-interest metadata (boxes, labels, confidences, object ids) into video frames",
       "gpudetect developers");
