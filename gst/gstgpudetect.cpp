@@ -28,6 +28,7 @@
 
 #include "cl/shared.h"
 #include "detector.h"
+#include "elementdef.h"
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
 #include "gstdeviceframe.h"
@@ -109,15 +110,7 @@ struct GstGpuDetectPrivate {
   bool asked_consumer = false, consumer = false;
 };
 
-struct _GstGpuDetect {
-  GstGpuBaseTransform parent;
-  GstGpuDetectPrivate *priv;
-};
-
-#define gst_gpu_detect_parent_class parent_class
-G_DEFINE_TYPE (GstGpuDetect, gst_gpu_detect, GST_TYPE_GPU_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gpudetect, "gpudetect", GST_RANK_NONE, GST_TYPE_GPU_DETECT,
-                                       gpudetect_element_init (plugin));
+GPUDETECT_DEFINE_ELEMENT (GstGpuDetect, gst_gpu_detect, GstGpuBaseTransform, GST_TYPE_GPU_BASE_TRANSFORM, gpudetect)
 
 
 /* ------------------------------------------------------------------------ */
@@ -465,12 +458,6 @@ static void read_program_builds (GObject *object, GValue *value)
   g_value_set_uint64 (value, d ? gpudetect::cl::program_builds (*d) : 0);
 }
 
-static void gst_gpu_detect_finalize (GObject *object)
-{
-  delete GST_GPU_DETECT (object)->priv;
-  G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
 static void gst_gpu_detect_init (GstGpuDetect *self)
 {
   self->priv = new GstGpuDetectPrivate ();
@@ -479,16 +466,9 @@ static void gst_gpu_detect_init (GstGpuDetect *self)
 
 static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
-
   GST_DEBUG_CATEGORY_INIT (gst_gpu_detect_debug, "gpudetect", 0, "OpenCL object detection");
 
-  gobject_class->finalize = gst_gpu_detect_finalize;
-
-  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  GpuDetectProperties<Settings> props = gpudetect_element_class_init (klass, gst_gpu_detect_finalize, settings_of);
   const GParamFlags ready = GPUDETECT_PARAM_READY, playing = GPUDETECT_PARAM_PLAYING;
   props.field (g_param_spec_string ("model", "Model",
       "Cascade model: a path, a file name on the model search path, or a short name such as "
@@ -551,7 +531,9 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       "Random-forest cascades: the side in level pixels of the blocks the trees compare (the window keeps its "
       "blocks, so it grows with it); 0: the model's", 0, 8, 0, ready), &Settings::shrink);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL object detector", "Filter/Analyzer/Video",
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL object detector", "Filter/Analyzer/Video",
       "Detects objects on an OpenCL device (OpenCV's Haar and LBP cascades, WaldBoost, random-forest cascades, "
       "dlib's and OpenCV's HOG detectors, cv::dpm's part models) and attaches region-of-interest metadata",
       "gpudetect developers");

@@ -32,6 +32,7 @@
 
 #include "gstgputrack.h"
 
+#include "elementdef.h"
 #include "gpubasetransform.h"
 #include "gpudetect-elements.h"
 #include "gstcldevice.h"
@@ -95,15 +96,7 @@ struct GstGpuTrackPrivate {
   std::atomic<guint64> uploaded{0}, shared_frames{0};
 };
 
-struct _GstGpuTrack {
-  GstGpuBaseTransform parent;
-  GstGpuTrackPrivate *priv;
-};
-
-#define gst_gpu_track_parent_class parent_class
-G_DEFINE_TYPE (GstGpuTrack, gst_gpu_track, GST_TYPE_GPU_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (gputrack, "gputrack", GST_RANK_NONE, GST_TYPE_GPU_TRACK,
-                                       gpudetect_element_init (plugin));
+GPUDETECT_DEFINE_ELEMENT (GstGpuTrack, gst_gpu_track, GstGpuBaseTransform, GST_TYPE_GPU_BASE_TRANSFORM, gputrack)
 
 GType gst_gpu_track_type_get_type (void)
 {
@@ -483,12 +476,6 @@ static void read_frames_shared (GObject *object, GValue *value)
   g_value_set_uint64 (value, GST_GPU_TRACK (object)->priv->shared_frames.load ());
 }
 
-static void gst_gpu_track_finalize (GObject *object)
-{
-  delete GST_GPU_TRACK (object)->priv;
-  G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
 static void gst_gpu_track_init (GstGpuTrack *self)
 {
   self->priv = new GstGpuTrackPrivate ();
@@ -496,16 +483,9 @@ static void gst_gpu_track_init (GstGpuTrack *self)
 
 static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
-
   GST_DEBUG_CATEGORY_INIT (gst_gpu_track_debug, "gputrack", 0, "OpenCL template tracking");
 
-  gobject_class->finalize = gst_gpu_track_finalize;
-
-  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  GpuDetectProperties<Settings> props = gpudetect_element_class_init (klass, gst_gpu_track_finalize, settings_of);
   const GParamFlags ready = GPUDETECT_PARAM_READY, playing = GPUDETECT_PARAM_PLAYING;
   props.field (g_param_spec_enum ("tracking-type", "Tracking type",
       "short-term: boxes moved by template search on every frame; zero-term: ids on frames with detections only",
@@ -542,7 +522,9 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
       "Frames taken from an upstream gpudetect's upload on the same device instead of uploading them again, "
       "since the element started (read-only)", 0, G_MAXUINT64, 0, GPUDETECT_PARAM_READ_ONLY), read_frames_shared);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL template tracker", "Filter/Analyzer/Video",
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL template tracker", "Filter/Analyzer/Video",
       "Gives detected objects ids across frames and moves their boxes by template search on an OpenCL device on "
       "frames without detections", "gpudetect developers");
 

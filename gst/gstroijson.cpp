@@ -31,6 +31,7 @@
 
 #include "gstroijson.h"
 
+#include "elementdef.h"
 #include "gpudetect-elements.h"
 #include "properties.h"
 #include "roimeta.h"
@@ -66,17 +67,17 @@ struct GstRoiJsonPrivate {
   GstVideoInfo info;
   bool have_info = false;
   JsonGenerator *generator = nullptr;
+
+  // An element finalized while started (never stopped) still closes its file.
+  ~GstRoiJsonPrivate ()
+  {
+    if (out && own_file)
+      std::fclose (out);
+    g_clear_object (&generator);
+  }
 };
 
-struct _GstRoiJson {
-  GstBaseTransform parent;
-  GstRoiJsonPrivate *priv;
-};
-
-#define gst_roi_json_parent_class parent_class
-G_DEFINE_TYPE (GstRoiJson, gst_roi_json, GST_TYPE_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (roijson, "roijson", GST_RANK_NONE, GST_TYPE_ROI_JSON,
-                                       gpudetect_element_init (plugin));
+GPUDETECT_DEFINE_ELEMENT (GstRoiJson, gst_roi_json, GstBaseTransform, GST_TYPE_BASE_TRANSFORM, roijson)
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
@@ -260,16 +261,6 @@ static GstFlowReturn gst_roi_json_transform_ip (GstBaseTransform *trans, GstBuff
 
 static GpuDetectSettings<Settings> &settings_of (GObject *object) { return GST_ROI_JSON (object)->priv->settings; }
 
-static void gst_roi_json_finalize (GObject *object)
-{
-  GstRoiJsonPrivate *priv = GST_ROI_JSON (object)->priv;
-  if (priv->out && priv->own_file)
-    std::fclose (priv->out);
-  g_clear_object (&priv->generator);
-  delete priv;
-  G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
 static void gst_roi_json_init (GstRoiJson *self)
 {
   self->priv = new GstRoiJsonPrivate ();
@@ -280,15 +271,9 @@ static void gst_roi_json_init (GstRoiJson *self)
 
 static void gst_roi_json_class_init (GstRoiJsonClass *klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-
   GST_DEBUG_CATEGORY_INIT (gst_roi_json_debug, "roijson", 0, "Region-of-interest metadata as JSON lines");
 
-  gobject_class->finalize = gst_roi_json_finalize;
-
-  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  GpuDetectProperties<Settings> props = gpudetect_element_class_init (klass, gst_roi_json_finalize, settings_of);
   props.field (g_param_spec_string ("location", "Location",
       "File to write one JSON object per buffer into (replaced if it exists); unset or \"-\": standard output",
       nullptr, GPUDETECT_PARAM_READY), &Settings::location);
@@ -299,6 +284,8 @@ static void gst_roi_json_class_init (GstRoiJsonClass *klass)
       "Write a line for buffers without any region of interest too (an empty \"objects\" array)",
       DEFAULT_ADD_EMPTY_RESULTS, GPUDETECT_PARAM_PLAYING), &Settings::add_empty);
 
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   gst_element_class_set_static_metadata (element_class, "Region of interest JSON writer", "Filter/Analyzer/Video",
       "Writes the region-of-interest metadata of every buffer (boxes, labels, confidences, object ids) as one "
       "JSON object per line, in DL Streamer's gvametaconvert layout",

@@ -16,6 +16,7 @@
 
 #include "gstroioverlay.h"
 
+#include "elementdef.h"
 #include "font.h"
 #include "gpudetect-elements.h"
 #include "properties.h"
@@ -155,15 +156,7 @@ struct GstRoiOverlayPrivate {
   GstClockTime last_pts = GST_CLOCK_TIME_NONE;
 };
 
-struct _GstRoiOverlay {
-  GstVideoFilter parent;
-  GstRoiOverlayPrivate *priv;
-};
-
-#define gst_roi_overlay_parent_class parent_class
-G_DEFINE_TYPE (GstRoiOverlay, gst_roi_overlay, GST_TYPE_VIDEO_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (roioverlay, "roioverlay", GST_RANK_NONE, GST_TYPE_ROI_OVERLAY,
-                                       gpudetect_element_init (plugin));
+GPUDETECT_DEFINE_ELEMENT (GstRoiOverlay, gst_roi_overlay, GstVideoFilter, GST_TYPE_VIDEO_FILTER, roioverlay)
 
 static std::vector<Box> read_boxes (GstBuffer *buf)
 {
@@ -260,26 +253,13 @@ static void filter_changed (GObject *, Settings &s)
   g_strfreev (parts);
 }
 
-static void gst_roi_overlay_finalize (GObject *object)
-{
-  delete GST_ROI_OVERLAY (object)->priv;
-  G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
 static void gst_roi_overlay_init (GstRoiOverlay *self) { self->priv = new GstRoiOverlayPrivate (); }
 
 static void gst_roi_overlay_class_init (GstRoiOverlayClass *klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-
   GST_DEBUG_CATEGORY_INIT (gst_roi_overlay_debug, "roioverlay", 0, "Region-of-interest overlay");
 
-  gobject_class->finalize = gst_roi_overlay_finalize;
-
-  GpuDetectProperties<Settings> props (gobject_class, settings_of);
+  GpuDetectProperties<Settings> props = gpudetect_element_class_init (klass, gst_roi_overlay_finalize, settings_of);
   const GParamFlags playing = GPUDETECT_PARAM_PLAYING;
   props.field (g_param_spec_uint ("object-detection-outline-color", "Outline color",
       "Box colour as 0xAARRGGBB; 0 picks a colour per object id, else per label", 0, G_MAXUINT,
@@ -299,6 +279,9 @@ static void gst_roi_overlay_class_init (GstRoiOverlayClass *klass)
   props.field (g_param_spec_boolean ("show-confidence", "Show confidence", "Append the confidence to the label", TRUE,
       playing), &Settings::show_confidence);
 
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   gst_element_class_set_static_metadata (element_class, "Region of interest overlay", "Filter/Effect/Video",
       "Draws region-of-interest metadata (boxes, labels, confidences, object ids) into video frames",
       "gpudetect developers");
