@@ -96,10 +96,8 @@ inline uint resample_rows (__global const uchar *r0, __global const uchar *r1, i
  * below; r0 again where its weight cy1 is 0); xmax: the last source column.
  * Every neighbour is read (the right one clamped to the row) and one of weight
  * 0 adds 0, so there is no branch; a * (256 - c) + b * c is written (a << 8) +
- * (b - a) * c, the same integer.  On an H100 this took the pyramid of
- * LBP-improved at 1080p from 0.080 to 0.071 ms; on PoCL (2 cores) the CPU
- * schedule's pyramid went the other way, 2.9 to 3.2-3.4 ms at 640x480, so
- * that keeps BILINEAR (docs/benchmarks.md). */
+ * (b - a) * c, the same integer.  Faster on GPUs, slower on PoCL, whose CPU
+ * schedule keeps BILINEAR (docs/benchmarks.md). */
 inline uint resample (__global const uchar *r0, __global const uchar *r1, int xmax, int bpp, int4 rgb, int xe,
                       uint cy0, uint cy1)
 {
@@ -297,10 +295,8 @@ pyramid_rows_seq (__global const uchar *src, int src_stride, int src_bpp, int4 r
  * columns of a level (colblock_map: level | block << 10); 8 lanes of each
  * column take CR rows each per step, a local scan joins them.  The work-groups
  * of a frame run in one wave, so the tallest level's steps, each waiting for
- * its loads, make the kernel's time: on an H100 at 1080p, 16 rows per lane
- * (8 with squared sums) instead of 4 took it from 0.031 to 0.019 ms for
- * LBP-improved and from 0.084 to 0.074 ms for Haar default
- * (docs/benchmarks.md). */
+ * its loads, make the kernel's time: 16 rows per lane (8 with squared sums)
+ * measured fastest (docs/benchmarks.md). */
 #define CB 32
 #define CL 8
 #ifndef CR

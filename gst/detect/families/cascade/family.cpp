@@ -111,10 +111,9 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
     opts += " -D HAVE_FP64";
   if (model_.has_tilted)
     opts += " -D HAVE_TILTED";
-  // Windows per work-group step of cascade_list: its local memory holds an
-  // offset (and for Haar a normalisation factor) and two list entries each.
-  // LBP 1024 (H100, 1080p: `later` 0.175-0.181 to 0.171-0.177 ms; Haar
-  // default went the other way, 0.737-0.961 to 0.772-0.975 ms).
+  // Windows per work-group step of cascade_list (local memory: an offset, for
+  // Haar a normalisation factor, two list entries each); measured in
+  // bench/experiments.md.
   size_t chunk = haar ? 512 : 1024;
   const size_t per_window = (haar ? 8 : 4) + 4, fixed = 256 * 8 + 64;
   while (chunk > 256 && chunk * per_window + fixed > std::min<cl_ulong> (dev.local_mem, 32 * 1024))
@@ -126,23 +125,15 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   const bool use_fofs = !gpu_schedule_;
   if (use_fofs)
     opts += " -D USE_FOFS";
-  // LBP stump models on the GPU schedule: each tree's feature copied into
-  // tree order, so that a lane loads a tree's stump and feature at once
-  // instead of one after the other (H100, 1080p: LBP-improved `later` 0.338
-  // to 0.327 ms; haar-frontalface-default's stumps 1.115 to 1.167 ms, so not
-  // for Haar).
+  // LBP stump models, GPU schedule: features in tree order, loaded with their
+  // stump (faster for LBP, slower for Haar: bench/experiments.md).
   features_by_tree_ = gpu_schedule_ && !haar && model_.max_nodes_per_tree == 1;
   if (features_by_tree_)
     opts += " -D FEATURES_BY_TREE";
-  // The GPU schedule keeps the sum plane modulo 2^16 (NARROW_SUM): the
-  // cascade kernels' loads, scattered as they are, then move half the bytes
-  // (H100, 1080p: device time LBP 0.676 to 0.597 ms, Haar default 1.61 to
-  // 1.48 ms).  The corners of a rectangle of at most 257 pixels still give
-  // its exact sum (every LBP block of OpenCV's LBP cascades; all but 75 of
-  // haar-frontalface-default's 6383 rectangles), larger ones are summed in
-  // bands, the squared sums stay 32-bit.  Not for tilted features (their
-  // plane stays 32-bit, and the kernels choose no plane per rectangle), nor
-  // on the CPU schedule, whose vector stages load 32-bit lanes.
+  // GPU schedule: the sum plane modulo 2^16 (NARROW_SUM), half the bytes for
+  // the scattered loads (bench/experiments.md).  A rectangle of at most 257
+  // pixels still gets its exact sum, larger ones are summed in bands; not for
+  // tilted features (32-bit plane) nor the CPU's 32-bit vector lanes.
   bool narrow_fits = true;
   for (const CascadeModel::LbpFeature &f : model_.lbp_features)
     narrow_fits = narrow_fits && f.w * f.h <= 257;
@@ -154,34 +145,19 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   integral_.configure ({env.dev, env.tuning, gpu_schedule_}, {haar, model_.has_tilted, narrow_sum});
   opts += integral_.options ();
   opts += " -D LIST_CHUNK=" + std::to_string (chunk);
-  // cascade_list's trees evaluated together per lane (their loads in flight
-  // at once): 4 for LBP models (H100, 1080p: `later` 0.351 to 0.337 ms; 2
-  // the same as 1, 8 in between), 2 for Haar models (haar-frontalface-default
-  // 1.145 to 1.116 ms, alt2 1.005 to 0.991 ms; 4 the same as 1).  CPUs: 1
-  // (cascade_rows shares the code; not measured there).
+  // Trees per lane evaluated together in cascade_list, their loads in flight
+  // at once: the best measured (bench/experiments.md); 1 on CPUs.
   opts += " -D LIST_UNROLL=" + std::to_string (gpu_schedule_ ? (haar ? 2 : 4) : 1);
-  // NVIDIA GPUs: cascade_first's scans through warp votes and shuffles
-  // (inline PTX) instead of local memory and two barriers per step
-  // (kernels/warp.cl; H100, 1080p: `first` 0.152 to 0.141 ms for LBP-improved,
-  // 0.219 to 0.188 ms for haar-frontalface-default).  NVIDIA's own OpenCL
-  // platform only: another implementation on an NVIDIA GPU need not take PTX,
-  // and a build that fails with it is retried without.
+  // NVIDIA's platform: cascade_first's scans by warp votes instead of local
+  // memory and barriers (kernels/warp.cl; bench/experiments.md), retried
+  // without where the build refuses them.
   const ListProgram lists = add_list_sources (dev, gpu_schedule_, out);
   const bool warp_ptx = lists.warp_votes;
   list_groups_ = lists.groups;
-  // The first stages as generated code.  GPUs: cascade_first runs the first
-  // of them over every window passing stage 0, gathered WGF at a time
-  // (cascade-first-stages; default 2, but 1 for LBP where the scans go
-  // through local memory: on an H100 at 1080p, stage 1 there made alt2 11 %
-  // faster and LBP-improved 5 % slower with those scans, and LBP-improved
-  // 2-3 % faster with the warp votes; a third stage took haar-frontalface-
-  // default's 1080p-crowd from 1.40 to 1.35 ms but alt2's from 1.31 to
-  // 1.53 ms, bench/experiments.md); cascade_list reads the later stages from
-  // memory (running them as generated code there too made both kernels
-  // slower on an H100: bench/experiments.md).  CPUs: Haar models up to 256 trees
-  // (2.4x faster on PoCL for frontalface_alt2's small trees, 1.3x for
-  // frontalface_default's stumps; a few seconds to build, once, thanks to the
-  // binary cache); LBP stage 0 (its stump models run vector stages, below).
+  // The first stages as generated code: on GPUs those cascade_first runs over
+  // the windows passing stage 0 (cascade-first-stages: 2, or 1 for LBP without
+  // warp votes), the later ones read from memory by cascade_list; on CPUs Haar
+  // models' first 256 trees and LBP's stage 0.  Measured: bench/experiments.md.
   int spec_trees = haar ? 256 : 1, first = -1;
   if (gpu_schedule_) {
     first = first_stages_ > 0 ? first_stages_ : (haar || warp_ptx ? 2 : 1);
@@ -191,10 +167,8 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
     spec_trees = first_trees;
   }
   const GeneratedStages gen = generate_stages (model_, spec_trees, first, narrow_sum);
-  // CPUs, LBP stump models and Haar models without tilted features: the
-  // first stages over 16 windows at once.  LBP: 3 stages; Haar: the stages
-  // within the first 100 trees, e.g. 4 of haar-frontalface-default, 6 of
-  // alt2 (measured on PoCL).
+  // CPUs: the first stages over 16 windows at once (LBP 3, Haar those within
+  // 100 trees; measured on PoCL, bench/experiments.md).
   int vec_stages = vector_stages_ >= 0 ? vector_stages_ : (haar ? stages_within_trees (model_, 100) : 3);
   const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages);
   out->add (kernels::cascade_types_source, kernels::cascade_types_hash);
@@ -203,16 +177,9 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
   out->add (vec.source);
   out->add (kernels::cascade_source, kernels::cascade_hash);
   out->options = opts + out->options; // the warp votes' option (add_list_sources) last
-  // NVIDIA GPUs: register limits written into the PTX (the driver ignores
-  // -cl-nv-maxrregcount), so that 5 work-groups of 256 fit an SM instead of 4
-  // (H100, 1080p, bench/results/tune-ptx-regs-h100.txt): cascade_first 48 for
-  // every model (`first` 0.179-0.180 to 0.170-0.171 ms for LBP-improved,
-  // 0.175 to 0.159 ms for alt2, 0.188 to 0.184 ms for Haar default; LBP frontal
-  // face 0.141-0.142 to 0.142-0.144 ms), cascade_list 48 for Haar stump models
-  // (haar-frontalface-default `later` 0.956 to 0.928-0.930 ms; LBP's went from
-  // 0.171 to 0.192 ms and alt2's trees from 0.933 to 0.939 ms, so not theirs).
-  // With a third stage in cascade_first, 48 registers made it slower (Haar
-  // default 0.340 to 0.626 ms), so the limit is for up to 2 stages.
+  // NVIDIA: 48 registers written into the PTX (the driver ignores
+  // -cl-nv-maxrregcount) so that 5 work-groups of 256 fit an SM, where it
+  // measured faster (bench/experiments.md, tune-ptx-regs-h100.txt).
   if (warp_ptx) {
     if (first <= 2)
       out->ptx_register_limits = "cascade_first=48";
