@@ -229,6 +229,18 @@ int main () {
               registry, "");
   }
 
+  // Values a float cannot hold (the generated code would read "inf").
+  run_case ("cascade: a leaf value of 1e39",
+            cascade_head () + "<stages>" + replace_first (kStump, "-1 1", "-1 1e39") + "</stages>" + kFeature + kTail,
+            cascade, "malformed leaf value (a number within the range of a float)");
+  run_case ("cascade: a node threshold of -1e39",
+            cascade_head () + "<stages>" + replace_first (kStump, "0 -1 0 0.5", "0 -1 0 -1e39") + "</stages>" +
+                kFeature + kTail,
+            cascade, "malformed node threshold");
+  run_case ("cascade: a rectangle weight of 4e38",
+            cascade_head () + "<stages>" + kStump + "</stages>" + replace_first (kFeature, "2.<", "4e38<") + kTail,
+            cascade, "the weight within the range of a float");
+
   // 10 MiB in one place.
   run_case ("cascade: 10 MiB of <internalNodes>",
             cascade_head () + "<stages><_><stageThreshold>-1</stageThreshold><weakClassifiers><_><internalNodes>" +

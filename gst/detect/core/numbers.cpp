@@ -25,6 +25,14 @@ bool to_double (const std::string &t, double *v) {
   return r.ec == std::errc () && r.ptr == e && std::isfinite (*v);
 }
 
+bool to_float (const std::string &t, float *v) {
+  double d;
+  if (!to_double (t, &d) || !std::isfinite (static_cast<float> (d)))
+    return false;
+  *v = static_cast<float> (d);
+  return true;
+}
+
 bool to_long (const std::string &t, long long *v) {
   const char *b, *e;
   if (!digits (t, &b, &e))

@@ -11,6 +11,9 @@ namespace gpudetect {
 
 // A decimal number ("+" allowed in front); finite.
 bool to_double (const std::string &t, double *v);
+// A decimal number that stays finite when rounded to float, as the device
+// takes it (a double such as 1e39 is not).
+bool to_float (const std::string &t, float *v);
 // A decimal integer ("+" allowed in front), within the range of long long.
 bool to_long (const std::string &t, long long *v);
 // A decimal integer in [lo, hi].

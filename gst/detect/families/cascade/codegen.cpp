@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <sstream>
+#include <vector>
 
 namespace gpudetect {
 
@@ -177,6 +178,47 @@ std::string haar_vec_tree (const CascadeModel &m, const CascadeModel::Tree &t) {
   return o.str ();
 }
 
+// `t` inside a block comment: "*/" broken up.
+std::string comment_text (std::string t) {
+  for (size_t at = t.find ("*/"); at != std::string::npos; at = t.find ("*/", at))
+    t.insert (at + 1, " ");
+  return t;
+}
+
+// Generated code nests a tree's nodes, and the compiler's time grows with the
+// code: stages are generated only while every tree stays this shallow and all
+// of them this small (OpenCV's cascades: depth <= 3, at most 768 nodes in the
+// first 256 trees); the rest run from memory, whatever their depth.
+constexpr int kMaxGeneratedDepth = 16;
+constexpr int kMaxGeneratedNodes = 1024;
+
+int tree_depth (const CascadeModel &m, const CascadeModel::Tree &t) {
+  // children follow their parent (xml.cpp), so one pass from the last node
+  std::vector<int> d (t.node_count, 1);
+  for (int i = t.node_count - 1; i >= 0; i--) {
+    const CascadeModel::Node &n = m.nodes[t.first_node + i];
+    for (int c : {n.left, n.right})
+      if (c > 0)
+        d[i] = std::max (d[i], d[c] + 1);
+  }
+  return t.node_count > 0 ? d[0] : 0;
+}
+
+// How many of the first `stages` stages fit the generated code's bounds.
+int stages_within_bounds (const CascadeModel &m, int stages) {
+  int nodes = 0;
+  for (int si = 0; si < stages; si++) {
+    const CascadeModel::Stage &st = m.stages[si];
+    for (int t = 0; t < st.ntrees; t++) {
+      const CascadeModel::Tree &tree = m.trees[st.first_tree + t];
+      nodes += tree.node_count;
+      if (nodes > kMaxGeneratedNodes || tree_depth (m, tree) > kMaxGeneratedDepth)
+        return si;
+    }
+  }
+  return stages;
+}
+
 } // namespace
 
 GeneratedStages generate_vector_stages (const CascadeModel &m, int max_stages) {
@@ -184,11 +226,11 @@ GeneratedStages generate_vector_stages (const CascadeModel &m, int max_stages) {
   const bool haar = m.feature_type == CascadeModel::FeatureType::Haar;
   if (haar ? m.has_tilted : m.max_nodes_per_tree != 1)
     return g;
-  g.stages = std::max (0, std::min (max_stages, static_cast<int> (m.stages.size ())));
+  g.stages = stages_within_bounds (m, std::max (0, std::min (max_stages, static_cast<int> (m.stages.size ()))));
   if (g.stages == 0)
     return g;
   std::ostringstream o;
-  o << "/* generated from " << m.path << ": stages 0.." << g.stages - 1 << " over 16 windows */\n";
+  o << "/* generated from " << comment_text (m.path) << ": stages 0.." << g.stages - 1 << " over 16 windows */\n";
   o << "#define VEC_STAGES " << g.stages << "\n";
   for (int step = 1; step <= 2; step++)
     for (int si = 0; si < g.stages; si++) {
@@ -236,11 +278,11 @@ int narrow_band_height (int w, int h) {
 
 GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first_stages, bool narrow_sum) {
   GeneratedStages g;
-  g.stages = stages_within_trees (m, max_trees);
+  g.stages = stages_within_bounds (m, stages_within_trees (m, max_trees));
   const int first = first_stages < 0 ? g.stages : std::min (first_stages, g.stages);
   Writer w (m, narrow_sum);
   std::ostringstream o;
-  o << "/* generated from " << m.path << ": stages 0.." << g.stages - 1 << " */\n";
+  o << "/* generated from " << comment_text (m.path) << ": " << g.stages << " stages */\n";
   o << "#define GEN_STAGES " << g.stages << "\n#define SPEC_STAGES " << first << "\n";
   if (m.feature_type == CascadeModel::FeatureType::Lbp) {
     // The code's bit in the node's 256-bit category set, from the integral's

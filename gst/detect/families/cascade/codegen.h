@@ -20,7 +20,9 @@ struct GeneratedStages {
 // 0 always, unless max_trees <= 0: none).
 int stages_within_trees (const CascadeModel &model, int max_trees);
 
-// Generates the first stages_within_trees (model, max_trees) stages, of which
+// Generates the first stages_within_trees (model, max_trees) stages, or fewer
+// where deep or many trees would make the code slow to build (none at worst:
+// the kernels then read every stage from memory), of which
 // the first `first_stages` (all where negative or more) are SPEC_STAGES.  The
 // arithmetic is OpenCV's, as in cascade_eval.cl: float feature values, acc_t
 // stage sums in tree order.
@@ -43,8 +45,9 @@ int narrow_band_height (int w, int h);
 // the first window), which give each window the number of stages it passed in
 // a row, -1 for a flat Haar window; needs LD1/LD2/LDB1/LDB2 (the 16 windows'
 // loads at a window step of 1 or 2), accv_t / convert_accv and, for Haar,
-// VEC_WINDOW_NORM from the including program.  Other models: stages = 0, no
-// source.
+// VEC_WINDOW_NORM from the including program.  Other models, and models whose
+// first stage's trees are too deep or too many for generated code: stages = 0,
+// no source.
 GeneratedStages generate_vector_stages (const CascadeModel &model, int max_stages);
 
 } // namespace gpudetect

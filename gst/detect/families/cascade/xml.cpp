@@ -110,18 +110,16 @@ struct Parser {
           node.subset[k] = static_cast<uint32_t> (s);
         }
       } else {
-        double t;
-        if (!to_double (p[3], &t))
-          return fail (where + ": malformed node threshold");
-        node.threshold = static_cast<float> (t);
+        if (!to_float (p[3], &node.threshold))
+          return fail (where + ": malformed node threshold (a number within the range of a float)");
       }
       m.nodes.push_back (node);
     }
     for (const std::string &s : lt) {
-      double v;
-      if (!to_double (s, &v))
-        return fail (where + ": malformed leaf value");
-      m.leaves.push_back (static_cast<float> (v));
+      float v;
+      if (!to_float (s, &v))
+        return fail (where + ": malformed leaf value (a number within the range of a float)");
+      m.leaves.push_back (v);
     }
     m.max_nodes_per_tree = std::max (m.max_nodes_per_tree, count);
     m.trees.push_back (tree);
@@ -132,14 +130,15 @@ struct Parser {
     const xmlNode *thr = child (sn, "stageThreshold");
     const xmlNode *weak = child (sn, "weakClassifiers");
     std::vector<std::string> t = tokens (thr, 2);
-    double v;
-    if (!thr || t.size () != 1 || !to_double (t[0], &v))
-      return fail ("stage " + std::to_string (si) + ": missing or malformed <stageThreshold>");
+    float v;
+    if (!thr || t.size () != 1 || !to_float (t[0], &v))
+      return fail ("stage " + std::to_string (si) + ": missing or malformed <stageThreshold> (a number within the "
+                   "range of a float)");
     std::vector<const xmlNode *> ws = elements (weak);
     if (ws.empty ())
       return fail ("stage " + std::to_string (si) + ": no weak classifiers");
     CascadeModel::Stage stage;
-    stage.threshold = static_cast<float> (v) - kThresholdEps;
+    stage.threshold = v - kThresholdEps;
     stage.first_tree = static_cast<int> (m.trees.size ());
     stage.ntrees = static_cast<int> (ws.size ());
     for (const xmlNode *w : ws) {
@@ -182,17 +181,18 @@ struct Parser {
     for (size_t ri = 0; ri < rects.size (); ri++) {
       std::vector<std::string> t = tokens (rects[ri], 6);
       long long v[4];
-      double w;
+      float w;
       if (t.size () != 5 || !to_long (t[0], &v[0]) || !to_long (t[1], &v[1]) || !to_long (t[2], &v[2]) ||
-          !to_long (t[3], &v[3]) || !to_double (t[4], &w))
-        return fail (where + ": a rectangle must be 'x y width height weight'");
+          !to_long (t[3], &v[3]) || !to_float (t[4], &w))
+        return fail (where + ": a rectangle must be 'x y width height weight' (the weight within the range of a "
+                     "float)");
       long long x = v[0], y = v[1], rw = v[2], rh = v[3];
       bool inside = f.tilted ? (x - rh >= 0 && x + rw <= W && y >= 0 && y + rw + rh <= H && rw >= 0 && rh >= 0)
                              : (x >= 0 && y >= 0 && rw >= 0 && rh >= 0 && x + rw <= W && y + rh <= H);
       if (!inside)
         return fail (where + ": rectangle lies outside the " + std::to_string (W) + "x" + std::to_string (H) +
                      " window");
-      f.rect[ri] = {int (x), int (y), int (rw), int (rh), static_cast<float> (w)};
+      f.rect[ri] = {int (x), int (y), int (rw), int (rh), w};
     }
     m.has_tilted = m.has_tilted || f.tilted;
     m.haar_features.push_back (f);
