@@ -219,6 +219,47 @@ static std::shared_ptr<gpudetect::cl::HostAllocator> gst_gpu_detect_host_memory 
 /* ------------------------------------------------------------------------ */
 /* GstBaseTransform                                                          */
 
+// A model that cannot be used, said for people: whether the name found no
+// file, found something that is not a regular file (saying what), or a file
+// that does not load; long names cut (the detail too says why).
+static void post_model_error (GstGpuDetect *self, const std::string &model, const char *detail)
+{
+  using gpudetect::FileKind;
+  const std::string shown = gpudetect::name_for_message (model);
+  const char *name = shown.c_str ();
+  if (!gpudetect::resolve_model (model).empty ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, (_("Could not load detection model \"%s\"."), name), ("%s", detail));
+    return;
+  }
+  switch (gpudetect::unresolved_model (model)) {
+  case FileKind::Directory:
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, (_("Detection model \"%s\" is a directory, not a file."), name),
+                       ("%s", detail));
+    break;
+  case FileKind::Fifo:
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, (_("Detection model \"%s\" is a FIFO, not a regular file."), name),
+                       ("%s", detail));
+    break;
+  case FileKind::CharDevice:
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+                       (_("Detection model \"%s\" is a character device, not a regular file."), name), ("%s", detail));
+    break;
+  case FileKind::BlockDevice:
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+                       (_("Detection model \"%s\" is a block device, not a regular file."), name), ("%s", detail));
+    break;
+  case FileKind::Socket:
+  case FileKind::Other:
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, (_("Detection model \"%s\" is not a regular file."), name),
+                       ("%s", detail));
+    break;
+  default: // missing, or a name too long for a path
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, (_("Could not find detection model \"%s\"."), name),
+                       ("%s", detail));
+    break;
+  }
+}
+
 static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
 {
   GstGpuDetect *self = GST_GPU_DETECT (trans);
@@ -258,12 +299,7 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     const char *detail = err.message.c_str ();
     switch (err.kind) {
     case gpudetect::Error::Kind::Model:
-      if (gpudetect::resolve_model (cfg.model).empty ())
-        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, (_("Could not find detection model \"%s\"."), cfg.model.c_str ()),
-                           ("%s", detail));
-      else
-        GST_ELEMENT_ERROR (self, RESOURCE, READ, (_("Could not load detection model \"%s\"."), cfg.model.c_str ()),
-                           ("%s", detail));
+      post_model_error (self, cfg.model, detail);
       break;
     case gpudetect::Error::Kind::Device:
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, (_("No usable OpenCL device found.")), ("%s", detail));

@@ -14,6 +14,12 @@
  * "detection" structure of its last detection (box updated).  roi->id stays
  * unique within the buffer.
  *
+ * At most #GstGpuTrack:max-tracks objects are tracked: a frame's least
+ * confident detections beyond it are not tracked, and tracks no detection
+ * matched make room for new ones, the longest without a detection first; a
+ * "gputrack-max-tracks" element message says when frames begin and stop
+ * dropping objects (docs/tracking.md).
+ *
  * Work is asynchronous, as gpudetect's: a frame's upload and colour
  * conversion are enqueued when it arrives, its template search as soon as
  * the frame before it is associated (track states change in frame order),
@@ -63,6 +69,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_gpu_track_debug);
 #define DEFAULT_MIN_CONFIDENCE 0.4
 #define DEFAULT_IOU_THRESHOLD 0.3
 #define DEFAULT_TEMPLATE_BLEND 1.0
+// Above the 150 targets per stream of DeepStream's sample tracker
+// configurations (maxTargetsPerStream), and a bound on each frame's search,
+// which grows with the tracks (docs/tracking.md, "How many tracks").
+#define DEFAULT_MAX_TRACKS 256
 
 namespace {
 struct Settings {
@@ -74,12 +84,15 @@ struct Settings {
   double min_confidence = DEFAULT_MIN_CONFIDENCE;
   double iou_threshold = DEFAULT_IOU_THRESHOLD;
   double template_blend = DEFAULT_TEMPLATE_BLEND;
+  guint max_tracks = DEFAULT_MAX_TRACKS;
 };
 
 // A held buffer: its tracker ticket and, once done, its objects.
 struct TrackFrame : GpuFrame {
   uint64_t ticket = 0;
   std::vector<gpudetect::track::TrackedObject> objects;
+  size_t dropped = 0;     // detections and tracks dropped for max-tracks
+  bool detections = false; // the frame carried detections
 };
 } // namespace
 
@@ -91,9 +104,10 @@ struct GstGpuTrackPrivate {
   Settings running; // the settings the tracker was made with
   std::string device_name;
   guint64 frames = 0;
+  bool dropping = false; // the last frame with detections dropped objects for max-tracks
   // frames the tracker uploaded from host memory, and took from gpudetect's
-  // upload, so far (read-only properties)
-  std::atomic<guint64> uploaded{0}, shared_frames{0};
+  // upload, so far, and objects dropped for max-tracks (read-only properties)
+  std::atomic<guint64> uploaded{0}, shared_frames{0}, tracks_dropped{0};
 };
 
 GPUDETECT_DEFINE_ELEMENT (GstGpuTrack, gst_gpu_track, GstGpuBaseTransform, GST_TYPE_GPU_BASE_TRANSFORM, gputrack)
@@ -125,6 +139,7 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
   cfg.min_confidence = s.min_confidence;
   cfg.iou_threshold = s.iou_threshold;
   cfg.blend = static_cast<int> (s.template_blend * 256 + 0.5);
+  cfg.max_tracks = static_cast<int> (s.max_tracks);
   cfg.frames = static_cast<int> (gst_gpu_base_transform_max_in_flight (base));
   cfg.engine.geometry =
       gpudetect::track::Geometry::square (s.template_size, s.search_radius, std::max (2, s.template_size / 4));
@@ -148,8 +163,10 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
                      e->geometry ().search_w, e->geometry ().search_h, e->work_group (), e->band_rows (),
                      e->built_from_cache () ? " (kernels from cache)" : "");
   priv->frames = 0;
+  priv->dropping = false;
   priv->uploaded = 0;
   priv->shared_frames = 0;
+  priv->tracks_dropped = 0;
   return TRUE;
 }
 
@@ -284,7 +301,7 @@ static gboolean gst_gpu_track_complete (GstGpuBaseTransform *base, GpuFrame *fra
 {
   GstGpuTrack *self = GST_GPU_TRACK (base);
   TrackFrame &p = static_cast<TrackFrame &> (*frame);
-  gpudetect::Error e = self->priv->tracker->collect (p.ticket, &p.objects);
+  gpudetect::Error e = self->priv->tracker->collect (p.ticket, &p.objects, &p.dropped);
   if (e) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Tracking failed on the OpenCL device.")), ("%s", e.message.c_str ()));
     return FALSE;
@@ -297,11 +314,35 @@ static gboolean gst_gpu_track_ready (GstGpuBaseTransform *base, GpuFrame *frame)
   return GST_GPU_TRACK (base)->priv->tracker->ready (static_cast<TrackFrame &> (*frame).ticket);
 }
 
+// Says when frames with detections begin or stop dropping objects for
+// max-tracks, and how many (a warning, and a "gputrack-max-tracks" element
+// message with "dropped", "max-tracks", "timestamp"): not on every frame.
+static void note_dropped (GstGpuTrack *self, GstBuffer *buf, const TrackFrame &p)
+{
+  GstGpuTrackPrivate *priv = self->priv;
+  const size_t dropped = p.dropped;
+  priv->tracks_dropped += dropped;
+  if ((!p.detections && dropped == 0) || (dropped > 0) == priv->dropping)
+    return; // frames between detections keep the state
+  priv->dropping = dropped > 0;
+  const guint max_tracks = priv->settings.copy ().max_tracks;
+  if (dropped > 0)
+    GST_WARNING_OBJECT (self, "max-tracks (%u) reached: %" G_GSIZE_FORMAT " detections or tracks dropped on this "
+                        "frame (said again once the objects fit)", max_tracks, dropped);
+  else
+    GST_INFO_OBJECT (self, "objects within max-tracks (%u) again", max_tracks);
+  GstStructure *s = gst_structure_new ("gputrack-max-tracks", "dropped", G_TYPE_UINT, static_cast<guint> (dropped),
+                                       "max-tracks", G_TYPE_UINT, max_tracks, "timestamp", G_TYPE_UINT64,
+                                       GST_BUFFER_PTS (buf), nullptr);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+}
+
 // The entry's buffer with the tracking metadata, its message posted.
 static GstBuffer *gst_gpu_track_finish (GstGpuBaseTransform *base, GpuFrame *frame)
 {
   GstGpuTrack *self = GST_GPU_TRACK (base);
   TrackFrame &p = static_cast<TrackFrame &> (*frame);
+  note_dropped (self, p.buffer, p);
   GstBuffer *buf = p.take_buffer ();
   const GstVideoInfo *info = gst_gpu_base_transform_info (base);
   const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
@@ -359,7 +400,7 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
   }
   const Settings s = priv->settings.copy ();
   priv->tracker->set_policy (static_cast<int> (s.max_lost), s.min_confidence, s.iou_threshold,
-                             static_cast<int> (s.template_blend * 256 + 0.5));
+                             static_cast<int> (s.template_blend * 256 + 0.5), static_cast<int> (s.max_tracks));
   priv->frames++;
   const GstVideoInfo *info = gst_gpu_base_transform_info (base);
   const int fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
@@ -372,6 +413,7 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
   std::vector<GstVideoRegionOfInterestMeta *> metas;
   gint max_roi_id;
   read_detections (buf, &dets, &metas, &max_roi_id);
+  p.detections = !dets.empty ();
   gpudetect::track::ColorFrame cf;
   const bool search = priv->running.type == GST_GPU_TRACK_SHORT_TERM;
   // the frame gpudetect uploaded on our context, where it carries one
@@ -476,6 +518,11 @@ static void read_frames_shared (GObject *object, GValue *value)
   g_value_set_uint64 (value, GST_GPU_TRACK (object)->priv->shared_frames.load ());
 }
 
+static void read_tracks_dropped (GObject *object, GValue *value)
+{
+  g_value_set_uint64 (value, GST_GPU_TRACK (object)->priv->tracks_dropped.load ());
+}
+
 static void gst_gpu_track_init (GstGpuTrack *self)
 {
   self->priv = new GstGpuTrackPrivate ();
@@ -515,6 +562,13 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
   props.field (g_param_spec_double ("template-blend", "Template blend",
       "Weight of a matching detection's appearance in the track's template (1: replaced; less: a slow blend)",
       0.0, 1.0, DEFAULT_TEMPLATE_BLEND, playing), &Settings::template_blend);
+  props.field (g_param_spec_uint ("max-tracks", "Maximum tracks",
+      "Objects tracked at most: beyond it a frame's least confident detections are not tracked, and tracks no "
+      "detection matched are dropped (the longest without a detection first) to make room for new ones", 1,
+      G_MAXINT, DEFAULT_MAX_TRACKS, playing), &Settings::max_tracks);
+  props.read_only (g_param_spec_uint64 ("tracks-dropped", "Tracks dropped",
+      "Detections left untracked and tracks dropped for max-tracks since the element started (read-only)", 0,
+      G_MAXUINT64, 0, GPUDETECT_PARAM_READ_ONLY), read_tracks_dropped);
   props.read_only (g_param_spec_uint64 ("frames-uploaded", "Frames uploaded",
       "Frames copied to the device since the element started (read-only)", 0, G_MAXUINT64, 0,
       GPUDETECT_PARAM_READ_ONLY), read_frames_uploaded);

@@ -21,6 +21,10 @@
  * holds the box normalised from x, y, w, h and the label from roi_type.
  * "source" is the #GstRoiJson:source property, where set.
  *
+ * Every line is valid JSON whatever the metadata holds: a box corner or a
+ * confidence that is not finite (NaN, infinity) is written as null; strings
+ * as UTF-8, a byte that is not UTF-8 replaced by U+FFFD (gst/jsonwriter.h).
+ *
  * ## Example
  * |[
  * gst-launch-1.0 filesrc location=clip.mp4 ! decodebin ! videoconvert ! gpudetect ! \
@@ -33,12 +37,12 @@
 
 #include "elementdef.h"
 #include "gpudetect-elements.h"
+#include "jsonwriter.h"
 #include "properties.h"
 #include "roimeta.h"
 
 #include <gst/video/gstvideometa.h>
 #include <gst/video/video.h>
-#include <json-glib/json-glib.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -66,14 +70,12 @@ struct GstRoiJsonPrivate {
   std::string where;     // the file's name in messages
   GstVideoInfo info;
   bool have_info = false;
-  JsonGenerator *generator = nullptr;
 
   // An element finalized while started (never stopped) still closes its file.
   ~GstRoiJsonPrivate ()
   {
     if (out && own_file)
       std::fclose (out);
-    g_clear_object (&generator);
   }
 };
 
@@ -84,55 +86,56 @@ static GstStaticPadTemplate sink_template =
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
 
-static void add_object (JsonBuilder *b, GstVideoRegionOfInterestMeta *roi, int width, int height)
+static void add_object (JsonWriter &j, GstVideoRegionOfInterestMeta *roi, int width, int height)
 {
-  const char *type = roi->roi_type ? g_quark_to_string (roi->roi_type) : "";
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "x");
-  json_builder_add_int_value (b, roi->x);
-  json_builder_set_member_name (b, "y");
-  json_builder_add_int_value (b, roi->y);
-  json_builder_set_member_name (b, "w");
-  json_builder_add_int_value (b, roi->w);
-  json_builder_set_member_name (b, "h");
-  json_builder_add_int_value (b, roi->h);
-  json_builder_set_member_name (b, "region_id");
-  json_builder_add_int_value (b, roi->id);
-  json_builder_set_member_name (b, "roi_type");
-  json_builder_add_string_value (b, type);
+  j.begin_object ();
+  j.key ("x");
+  j.integer (roi->x);
+  j.key ("y");
+  j.integer (roi->y);
+  j.key ("w");
+  j.integer (roi->w);
+  j.key ("h");
+  j.integer (roi->h);
+  j.key ("region_id");
+  j.integer (roi->id);
+  j.key ("roi_type");
+  j.string (roi->roi_type ? g_quark_to_string (roi->roi_type) : "");
 
-  json_builder_set_member_name (b, "detection");
-  json_builder_begin_object (b);
+  j.key ("detection");
+  j.begin_object ();
   const RoiDetection d = gpudetect_roi_detection (roi, width, height);
-  const double box[4] = {d.x_min, d.y_min, d.x_max, d.y_max};
-  const char *names[4] = {"x_min", "y_min", "x_max", "y_max"};
   if (d.have_box) {
-    json_builder_set_member_name (b, "bounding_box");
-    json_builder_begin_object (b);
-    for (int i = 0; i < 4; i++) {
-      json_builder_set_member_name (b, names[i]);
-      json_builder_add_double_value (b, box[i]);
-    }
-    json_builder_end_object (b);
+    j.key ("bounding_box");
+    j.begin_object ();
+    j.key ("x_min");
+    j.number (d.x_min);
+    j.key ("y_min");
+    j.number (d.y_min);
+    j.key ("x_max");
+    j.number (d.x_max);
+    j.key ("y_max");
+    j.number (d.y_max);
+    j.end_object ();
   }
   if (d.confidence) {
-    json_builder_set_member_name (b, "confidence");
-    json_builder_add_double_value (b, *d.confidence);
+    j.key ("confidence");
+    j.number (*d.confidence);
   }
   if (d.label_id) {
-    json_builder_set_member_name (b, "label_id");
-    json_builder_add_int_value (b, *d.label_id);
+    j.key ("label_id");
+    j.integer (*d.label_id);
   }
-  json_builder_set_member_name (b, "label");
-  json_builder_add_string_value (b, d.label.c_str ());
-  json_builder_end_object (b);
+  j.key ("label");
+  j.string (d.label);
+  j.end_object ();
 
   gint64 id;
   if (gpudetect_roi_object_id (roi, &id)) {
-    json_builder_set_member_name (b, "id");
-    json_builder_add_int_value (b, id);
+    j.key ("id");
+    j.integer (id);
   }
-  json_builder_end_object (b);
+  j.end_object ();
 }
 
 // The buffer's line (without its newline); empty when there is nothing to
@@ -146,38 +149,31 @@ static std::string buffer_line (GstRoiJson *self, GstBuffer *buf, const Settings
   gpudetect_roi_for_each (buf, [&] (GstVideoRegionOfInterestMeta *) { n++; });
   if (n == 0 && !s.add_empty)
     return {};
-  JsonBuilder *b = json_builder_new ();
-  json_builder_begin_object (b);
+  JsonWriter j;
+  j.begin_object ();
   if (GST_BUFFER_PTS_IS_VALID (buf)) {
-    json_builder_set_member_name (b, "timestamp");
-    json_builder_add_int_value (b, static_cast<gint64> (GST_BUFFER_PTS (buf)));
+    j.key ("timestamp");
+    j.integer (static_cast<gint64> (GST_BUFFER_PTS (buf)));
   }
   if (!s.source.empty ()) {
-    json_builder_set_member_name (b, "source");
-    json_builder_add_string_value (b, s.source.c_str ());
+    j.key ("source");
+    j.string (s.source);
   }
   if (priv->have_info) {
-    json_builder_set_member_name (b, "resolution");
-    json_builder_begin_object (b);
-    json_builder_set_member_name (b, "width");
-    json_builder_add_int_value (b, width);
-    json_builder_set_member_name (b, "height");
-    json_builder_add_int_value (b, height);
-    json_builder_end_object (b);
+    j.key ("resolution");
+    j.begin_object ();
+    j.key ("width");
+    j.integer (width);
+    j.key ("height");
+    j.integer (height);
+    j.end_object ();
   }
-  json_builder_set_member_name (b, "objects");
-  json_builder_begin_array (b);
-  gpudetect_roi_for_each (buf, [&] (GstVideoRegionOfInterestMeta *roi) { add_object (b, roi, width, height); });
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  JsonNode *root = json_builder_get_root (b);
-  json_generator_set_root (priv->generator, root);
-  gchar *text = json_generator_to_data (priv->generator, nullptr);
-  std::string line (text);
-  g_free (text);
-  json_node_unref (root);
-  g_object_unref (b);
-  return line;
+  j.key ("objects");
+  j.begin_array ();
+  gpudetect_roi_for_each (buf, [&] (GstVideoRegionOfInterestMeta *roi) { add_object (j, roi, width, height); });
+  j.end_array ();
+  j.end_object ();
+  return j.text ();
 }
 
 static gboolean gst_roi_json_start (GstBaseTransform *trans)
@@ -201,8 +197,6 @@ static gboolean gst_roi_json_start (GstBaseTransform *trans)
     priv->own_file = true;
     priv->where = location;
   }
-  priv->generator = json_generator_new ();
-  json_generator_set_pretty (priv->generator, FALSE);
   return TRUE;
 }
 
@@ -220,7 +214,6 @@ static gboolean gst_roi_json_stop (GstBaseTransform *trans)
     err = errno;
   }
   priv->out = nullptr;
-  g_clear_object (&priv->generator);
   priv->have_info = false;
   if (!ok) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (_("Could not write detections to \"%s\"."), priv->where.c_str ()),
@@ -288,7 +281,7 @@ static void gst_roi_json_class_init (GstRoiJsonClass *klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   gst_element_class_set_static_metadata (element_class, "Region of interest JSON writer", "Filter/Analyzer/Video",
       "Writes the region-of-interest metadata of every buffer (boxes, labels, confidences, object ids) as one "
-      "JSON object per line, in DL Streamer's gvametaconvert layout",
+      "JSON object per line, in DL Streamer's gvametaconvert layout; a number that is not finite is written as null",
       "gpudetect developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

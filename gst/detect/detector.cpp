@@ -347,13 +347,11 @@ Error Detector::create (const DetectorConfig &config, std::unique_ptr<Detector> 
     return {"levels per octave must be 0 to 32 and shrink 0 to 8 (0: the model's)", Kind::Config};
   m.search = {config.scale_factor, config.min_size, config.max_size, config.min_neighbors, config.threshold,
               config.levels_per_octave, config.shrink};
-  std::vector<std::string> tried;
-  const std::string path = resolve_model (config.model, &tried);
+  const std::string path = resolve_model (config.model);
   if (path.empty ()) {
-    std::string where;
-    for (const std::string &d : model_search_path ())
-      where += (where.empty () ? "" : ", ") + d;
-    return {"model '" + config.model + "' not found (searched " + where + ")", Kind::Model};
+    std::string why;
+    unresolved_model (config.model, &why);
+    return {why, Kind::Model};
   }
   if (Error e = load_family (path, &m.family))
     return std::move (e).as (Kind::Model);

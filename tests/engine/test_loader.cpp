@@ -4,8 +4,12 @@
 #include "families/cascade/model.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <dirent.h>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace gpudetect;
@@ -36,6 +40,84 @@ static std::string replace (std::string s, const std::string &from, const std::s
   if (p != std::string::npos)
     s.replace (p, from.size (), to);
   return s;
+}
+
+static double secs_since (std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
+}
+
+static bool has (const std::string &s, const std::string &part) { return s.find (part) != std::string::npos; }
+
+// Paths that are not regular files are refused, saying what they are,
+// without ever opening one for reading (a FIFO with no writer would block);
+// long names are cut in messages.
+static void not_regular_files () {
+  char dir_template[] = "/tmp/gpudetect-loader-XXXXXX";
+  const char *dir = mkdtemp (dir_template);
+  CHECK (dir != nullptr);
+  if (!dir)
+    return;
+  const std::string d = dir, fifo = d + "/model.fifo", zero = d + "/zero.xml", sub = d + "/subdir.xml";
+  CHECK (mkfifo (fifo.c_str (), 0600) == 0);
+  CHECK (symlink ("/dev/zero", zero.c_str ()) == 0);
+  CHECK (mkdir (sub.c_str (), 0700) == 0);
+  const auto t0 = std::chrono::steady_clock::now ();
+  struct Case {
+    std::string path, words;
+    FileKind kind;
+  };
+  for (const Case &c : {Case{fifo, "is a FIFO, not a regular file", FileKind::Fifo},
+                        Case{zero, "is a character device, not a regular file (a symbolic link to '/dev/zero')",
+                             FileKind::CharDevice},
+                        Case{sub, "is a directory, not a regular file", FileKind::Directory}}) {
+    CHECK (file_kind (c.path) == c.kind);
+    CHECK (resolve_model (c.path).empty ());
+    std::string why;
+    CHECK (unresolved_model (c.path, &why) == c.kind);
+    CHECK_MSG (has (why, "model '" + c.path + "' " + c.words), "%s", why.c_str ());
+    std::string text;
+    const std::string err = read_model_file (c.path, &text).message;
+    CHECK_MSG (has (err, "model file '" + c.path + "' " + c.words), "%s", err.c_str ());
+    CascadeModel m;
+    CHECK (has (load_cascade_file (c.path, &m).message, c.words));
+  }
+  // found on the search path, but not a regular file: that candidate named
+  const char *env = std::getenv ("GPUDETECT_MODEL_PATH");
+  const std::string saved = env ? env : "";
+  setenv ("GPUDETECT_MODEL_PATH", d.c_str (), 1);
+  std::string why;
+  CHECK (unresolved_model ("model.fifo", &why) == FileKind::Fifo);
+  CHECK_MSG (has (why, "model 'model.fifo': '" + fifo + "' is a FIFO"), "%s", why.c_str ());
+  CHECK (unresolved_model ("subdir", &why) == FileKind::Directory);
+  CHECK (unresolved_model ("no-such-model", &why) == FileKind::Missing);
+  CHECK_MSG (has (why, "model 'no-such-model' not found (searched " + d + ", "), "%s", why.c_str ());
+  CHECK (secs_since (t0) < 5);
+
+  // A 5000-byte name: cut to 200 bytes and "…" wherever it is quoted.
+  const std::string long_name (5000, 'm');
+  const std::string cut = std::string (200, 'm') + "\xe2\x80\xa6";
+  CHECK (name_for_message (long_name) == cut);
+  CHECK (unresolved_model (long_name, &why) == FileKind::TooLong);
+  CHECK_MSG (has (why, "model name '" + cut + "' (5000 bytes) is too long for a file name") && why.size () < 400,
+             "%zu bytes: %.300s", why.size (), why.c_str ());
+  const std::string long_path = d + "/" + long_name;
+  CHECK (unresolved_model (long_path, &why) == FileKind::TooLong);
+  CHECK_MSG (why.size () < 400, "%zu bytes", why.size ());
+  std::string text;
+  const std::string err = read_model_file (long_path, &text).message;
+  CHECK_MSG (has (err, "File name too long") && err.size () < 400, "%zu bytes: %.300s", err.size (), err.c_str ());
+  // never cut inside a UTF-8 character: 199 bytes then a 3-byte one
+  CHECK (name_for_message (std::string (199, 'a') + "\xe2\x82\xac" + "b") == std::string (199, 'a') + "\xe2\x80\xa6");
+  CHECK (name_for_message ("short") == "short");
+
+  unlink (fifo.c_str ());
+  unlink (zero.c_str ());
+  rmdir (sub.c_str ());
+  rmdir (dir);
+  if (env)
+    setenv ("GPUDETECT_MODEL_PATH", saved.c_str (), 1);
+  else
+    unsetenv ("GPUDETECT_MODEL_PATH");
 }
 
 int main () {
@@ -136,5 +218,6 @@ int main () {
   std::vector<std::string> names = list_models ();
   CHECK (std::find (names.begin (), names.end (), "haar-frontalface-alt2") != names.end ());
   CHECK (label_for_model ("/x/haarcascade_fullbody.xml") == "person");
+  not_regular_files ();
   return finish ();
 }

@@ -6,8 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
-#include <fstream>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef GPUDETECT_MODELS_DIR
 #define GPUDETECT_MODELS_DIR "/usr/local/share/gpudetect/models"
@@ -34,9 +35,67 @@ static std::string model_stem (const std::string &f) {
   return {};
 }
 
-static bool is_file (const std::string &p) {
+static bool is_file (const std::string &p) { return file_kind (p) == FileKind::Regular; }
+
+static FileKind kind_of_mode (mode_t m) {
+  if (S_ISREG (m))
+    return FileKind::Regular;
+  if (S_ISDIR (m))
+    return FileKind::Directory;
+  if (S_ISFIFO (m))
+    return FileKind::Fifo;
+  if (S_ISCHR (m))
+    return FileKind::CharDevice;
+  if (S_ISBLK (m))
+    return FileKind::BlockDevice;
+  if (S_ISSOCK (m))
+    return FileKind::Socket;
+  return FileKind::Other;
+}
+
+FileKind file_kind (const std::string &path) {
   struct stat st;
-  return stat (p.c_str (), &st) == 0 && S_ISREG (st.st_mode);
+  if (stat (path.c_str (), &st) == 0)
+    return kind_of_mode (st.st_mode);
+  return errno == ENAMETOOLONG ? FileKind::TooLong : FileKind::Missing;
+}
+
+// What a path that is not a regular file is, after "is" ("" for a regular file).
+static std::string kind_phrase (FileKind k) {
+  switch (k) {
+  case FileKind::Regular: return "";
+  case FileKind::Missing: return "missing";
+  case FileKind::TooLong: return "too long for a path";
+  case FileKind::Directory: return "a directory, not a regular file";
+  case FileKind::Fifo: return "a FIFO, not a regular file";
+  case FileKind::CharDevice: return "a character device, not a regular file";
+  case FileKind::BlockDevice: return "a block device, not a regular file";
+  case FileKind::Socket: return "a socket, not a regular file";
+  case FileKind::Other: break;
+  }
+  return "not a regular file";
+}
+
+static std::string quoted (const std::string &path) { return "'" + name_for_message (path) + "'"; }
+
+// "'PATH' is a FIFO, not a regular file (a symbolic link to 'TARGET')"
+static std::string path_is (const std::string &path, FileKind k) {
+  std::string s = quoted (path) + " is " + kind_phrase (k);
+  char target[4096];
+  const ssize_t n = readlink (path.c_str (), target, sizeof target);
+  if (n > 0 && static_cast<size_t> (n) < sizeof target)
+    s += " (a symbolic link to " + quoted (std::string (target, static_cast<size_t> (n))) + ")";
+  return s;
+}
+
+std::string name_for_message (const std::string &name, size_t max_bytes) {
+  if (name.size () <= max_bytes)
+    return name;
+  size_t cut = max_bytes;
+  // back to the first byte of a UTF-8 character (continuation bytes are 10xxxxxx)
+  while (cut > 0 && (static_cast<unsigned char> (name[cut]) & 0xC0) == 0x80)
+    cut--;
+  return name.substr (0, cut) + "\xe2\x80\xa6"; // "…"
 }
 
 std::vector<std::string> model_search_path () {
@@ -148,26 +207,83 @@ std::string label_for_model (const std::string &path) {
   return stem.empty () ? "object" : stem;
 }
 
+FileKind unresolved_model (const std::string &name, std::string *message) {
+  std::vector<std::string> tried;
+  resolve_model (name, &tried);
+  FileKind kind = name.empty () ? FileKind::Missing : file_kind (name);
+  std::string text;
+  if (kind == FileKind::TooLong) {
+    text = "model name " + quoted (name) + " (" + std::to_string (name.size ()) +
+           " bytes) is too long for a file name";
+  } else {
+    kind = FileKind::Missing;
+    for (const std::string &p : tried) {
+      const FileKind k = file_kind (p);
+      if (k != FileKind::Missing && k != FileKind::TooLong && k != FileKind::Regular) {
+        kind = k;
+        text = "model " + (p == name ? path_is (p, k) : quoted (name) + ": " + path_is (p, k));
+        break;
+      }
+    }
+  }
+  if (kind == FileKind::Missing) {
+    std::string where;
+    for (const std::string &d : model_search_path ())
+      where += (where.empty () ? "" : ", ") + name_for_message (d);
+    text = "model " + quoted (name) + " not found (searched " + where + ")";
+  }
+  if (message)
+    *message = text;
+  return kind;
+}
+
 Error read_model_file (const std::string &path, std::string *out) {
-  std::ifstream f (path, std::ios::binary);
-  if (!f)
-    return "cannot open model file '" + path + "': " + std::strerror (errno);
-  f.seekg (0, std::ios::end);
-  std::streamoff size = f.tellg ();
-  if (size < 0)
-    return "cannot read model file '" + path + "'";
-  if (static_cast<size_t> (size) > kMaxModelFileBytes)
-    return "model file '" + path + "' is larger than 64 MiB";
-  f.seekg (0);
-  out->assign (static_cast<size_t> (size), '\0');
-  f.read (&(*out)[0], size);
-  if (!f)
-    return "cannot read model file '" + path + "'";
+  const std::string name = quoted (path);
+  const int fd = open (path.c_str (), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return "cannot open model file " + name + ": " + std::strerror (errno);
+  struct stat st;
+  if (fstat (fd, &st) != 0) {
+    const int err = errno;
+    close (fd);
+    return "cannot read model file " + name + ": " + std::strerror (err);
+  }
+  if (!S_ISREG (st.st_mode)) {
+    close (fd);
+    return "model file " + path_is (path, kind_of_mode (st.st_mode));
+  }
+  // Up to one byte past the limit, whatever st_size says (a file may grow).
+  std::string text;
+  text.resize (std::min<size_t> (static_cast<size_t> (std::max<off_t> (st.st_size, 0)), kMaxModelFileBytes) + 1);
+  size_t have = 0;
+  for (;;) {
+    if (have == text.size ()) {
+      if (have > kMaxModelFileBytes)
+        break;
+      text.resize (std::min (text.size () * 2, kMaxModelFileBytes + 1));
+    }
+    const ssize_t n = read (fd, &text[have], text.size () - have);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      const int err = errno;
+      close (fd);
+      return "cannot read model file " + name + ": " + std::strerror (err);
+    }
+    if (n == 0)
+      break;
+    have += static_cast<size_t> (n);
+  }
+  close (fd);
+  if (have > kMaxModelFileBytes)
+    return "model file " + name + " is larger than 64 MiB";
+  text.resize (have);
+  *out = std::move (text);
   return {};
 }
 
 Error in_model_file (const std::string &path, const Error &e) {
-  return Error ("model file '" + path + "': " + e.message, e.kind);
+  return Error ("model file " + quoted (path) + ": " + e.message, e.kind);
 }
 
 bool ModelLines::next (std::string *line) {

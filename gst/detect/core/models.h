@@ -20,14 +20,30 @@ constexpr size_t kMaxModelFileBytes = 64u << 20;
 // /usr/share/doc/opencv-doc/examples/dpm/data (cv::dpm's models)
 std::vector<std::string> model_search_path ();
 
-// Resolves a model name to a file: an existing path is taken as is; a short
+// Resolves a model name to a file: an existing regular file is taken as is; a short
 // name such as "lbp-frontalface-improved" or "haar-frontalface-default" maps
 // to lbpcascade_frontalface_improved.xml / haarcascade_frontalface_default.xml,
 // "dpm-inriaperson" to inriaperson.xml,
 // and a bare name (with or without ".xml" or ".forest") is looked up in
 // model_search_path().  Returns an empty string when nothing matches; `tried`
-// lists the candidates.
+// lists the candidates.  Never opens a file.
 std::string resolve_model (const std::string &name, std::vector<std::string> *tried = nullptr);
+
+// What is at a path, as stat() (following links) finds it.  Only a regular
+// file is read as a model.
+enum class FileKind { Regular, Missing, TooLong, Directory, Fifo, CharDevice, BlockDevice, Socket, Other };
+FileKind file_kind (const std::string &path);
+
+// Why `name` resolves to no model file (resolve_model returned ""): TooLong
+// where the name is longer than a path can be, else the kind of the first
+// candidate that exists but is not a regular file, else Missing.  `message`
+// (where given) says so for people: "model 'NAME' is a FIFO, not a regular
+// file", "model 'NAME' not found (searched DIRS)", ...
+FileKind unresolved_model (const std::string &name, std::string *message = nullptr);
+
+// A name or path as messages quote it: at most `max_bytes` bytes of it (cut
+// at a UTF-8 character boundary), then "…" where it was cut.
+std::string name_for_message (const std::string &name, size_t max_bytes = 200);
 
 // The short names of every model found on the search path: OpenCV's cascades
 // by their short names, other .xml and .forest files by their stems.
@@ -36,8 +52,12 @@ std::vector<std::string> list_models ();
 // A label for a model file: "face", "eye", "person", ... or the file's stem.
 std::string label_for_model (const std::string &path);
 
-// Reads a whole model file (at most kMaxModelFileBytes).  Returns an empty
-// string on success, else a message naming the file.
+// Reads a whole model file (at most kMaxModelFileBytes).  Only a regular
+// file is read: the file is opened without blocking (O_NONBLOCK: a FIFO
+// never waits for a writer) and refused, saying what it is, unless fstat()
+// finds a regular file; the read stops past the size limit whatever the
+// file's size says.  Returns an empty string on success, else a message
+// naming the file.
 Error read_model_file (const std::string &path, std::string *out);
 
 // A message about what the model file at `path` holds, naming the file:

@@ -40,7 +40,9 @@ struct InFlight {
   uint64_t ticket = 0;
   int slot = 0;                 // the engine's frame slot
   int width = 0, height = 0;
-  std::vector<Detection> dets;
+  std::vector<Detection> dets;  // those tracked: at most max_tracks
+  std::vector<int> det_index;   // each one's index among the frame's detections
+  size_t dropped = 0;           // detections left untracked, tracks dropped for max_tracks
   bool on_device = false;       // uploaded (or attached) and converted
   enum class State { Waiting, Searching, Done } state = State::Waiting;
   size_t nt = 0;                // tracks when it began, and their predictions
@@ -76,6 +78,7 @@ struct Tracker::Impl {
 Error Tracker::create (const TrackerConfig &config, std::unique_ptr<Tracker> *out) {
   auto impl = std::make_unique<Impl> ();
   impl->cfg = config;
+  impl->cfg.max_tracks = std::max (1, config.max_tracks);
   if (config.frames < 1 || config.frames > 64)
     return "frames in flight must be 1 to 64";
   if (config.search) {
@@ -95,11 +98,37 @@ size_t Tracker::tracks () const { return impl_->tracks.size (); }
 const TemplateSearch *Tracker::engine () const { return impl_->engine.get (); }
 uint64_t Tracker::searches () const { return impl_->searches; }
 
-void Tracker::set_policy (int max_lost, double min_confidence, double iou_threshold, int blend) {
+void Tracker::set_policy (int max_lost, double min_confidence, double iou_threshold, int blend, int max_tracks) {
   impl_->cfg.max_lost = max_lost;
   impl_->cfg.min_confidence = min_confidence;
   impl_->cfg.iou_threshold = iou_threshold;
   impl_->cfg.blend = blend;
+  impl_->cfg.max_tracks = std::max (1, max_tracks);
+}
+
+// A confidence to rank by (NaN last, so that the order is strict).
+static double rank (double confidence) { return std::isnan (confidence) ? -HUGE_VAL : confidence; }
+
+// The frame's detections that are tracked: the max_tracks most confident
+// (the earlier of equal ones), in their order.
+static void keep_most_confident (InFlight &f, size_t max_tracks) {
+  const size_t n = f.dets.size ();
+  std::vector<int> order (n);
+  for (size_t d = 0; d < n; d++)
+    order[d] = static_cast<int> (d);
+  if (n > max_tracks) {
+    std::stable_sort (order.begin (), order.end (),
+                      [&] (int a, int b) { return rank (f.dets[a].confidence) > rank (f.dets[b].confidence); });
+    order.resize (max_tracks);
+    std::sort (order.begin (), order.end ());
+    std::vector<Detection> kept;
+    kept.reserve (max_tracks);
+    for (int d : order)
+      kept.push_back (std::move (f.dets[d]));
+    f.dets = std::move (kept);
+    f.dropped += n - max_tracks;
+  }
+  f.det_index = std::move (order);
 }
 
 void Tracker::reset () {
@@ -254,6 +283,35 @@ static Error associate (Tracker::Impl &m, InFlight &f, const std::vector<Match> 
             break;
           }
 
+  // max_tracks: tracks no detection matched make room for the new ones,
+  // the stalest first, then the least confident detection, then the oldest
+  // (the detections, and so the matched and new tracks, are max_tracks at most)
+  size_t new_tracks = 0, kept = 0;
+  for (size_t d = 0; d < dets.size (); d++)
+    new_tracks += det_track[d] < 0;
+  std::vector<size_t> unmatched;
+  for (size_t i = 0; i < nt; i++)
+    if (!drop[i]) {
+      kept++;
+      if (track_det[i] < 0)
+        unmatched.push_back (i);
+    }
+  const size_t max_tracks = static_cast<size_t> (m.cfg.max_tracks);
+  if (kept + new_tracks > max_tracks) {
+    std::sort (unmatched.begin (), unmatched.end (), [&] (size_t a, size_t b) {
+      const Track &ta = m.tracks[a], &tb = m.tracks[b];
+      if (ta.since_detection != tb.since_detection)
+        return ta.since_detection > tb.since_detection;
+      if (rank (ta.detection_confidence) != rank (tb.detection_confidence))
+        return rank (ta.detection_confidence) < rank (tb.detection_confidence);
+      return ta.id < tb.id;
+    });
+    const size_t excess = std::min (kept + new_tracks - max_tracks, unmatched.size ());
+    for (size_t k = 0; k < excess; k++)
+      drop[unmatched[k]] = true;
+    f.dropped += excess;
+  }
+
   // report: detections first (in their order), then confidently tracked ones
   for (size_t d = 0; d < dets.size (); d++) {
     TrackedObject o;
@@ -281,7 +339,7 @@ static Error associate (Tracker::Impl &m, InFlight &f, const std::vector<Match> 
     o.label_id = dets[d].label_id;
     o.label = dets[d].label;
     o.detection_confidence = dets[d].confidence;
-    o.detection = static_cast<int> (d);
+    o.detection = f.det_index[d];
     o.since_detection = 0;
     out->push_back (std::move (o));
   }
@@ -364,6 +422,7 @@ Error Tracker::submit (const ColorFrame *frame, std::shared_ptr<const DeviceFram
   f.width = width;
   f.height = height;
   f.dets = std::move (dets);
+  keep_most_confident (f, static_cast<size_t> (m.cfg.max_tracks));
   // The tracks on this frame are those of now, less those the frames in
   // flight drop, plus those their detections and this frame's start:
   // without any, nothing is searched in the frame nor cut from it.
@@ -393,9 +452,11 @@ bool Tracker::ready (uint64_t ticket) {
   return true;
 }
 
-Error Tracker::collect (uint64_t ticket, std::vector<TrackedObject> *out) {
+Error Tracker::collect (uint64_t ticket, std::vector<TrackedObject> *out, size_t *dropped) {
   Impl &m = *impl_;
   out->clear ();
+  if (dropped)
+    *dropped = 0;
   if (m.queue.empty () || m.queue.front ().ticket != ticket)
     return {"frames are collected in the order they were submitted"};
   advance (m, ticket);
@@ -411,6 +472,8 @@ Error Tracker::collect (uint64_t ticket, std::vector<TrackedObject> *out) {
   if (e)
     return e;
   *out = std::move (f.out);
+  if (dropped)
+    *dropped = f.dropped;
   return {};
 }
 

@@ -15,6 +15,14 @@
 // confidently, on the box of a track matched in the same frame (a
 // duplicate).
 //
+// At most max_tracks tracks: a frame's detections beyond max_tracks are not
+// tracked (the most confident kept, the earlier of equal ones), and where
+// new tracks would take the count past max_tracks, tracks no detection
+// matched on the frame are dropped, the stalest first (most frames since a
+// detection matched), then the least confident detection, then the oldest
+// track.  Every search and association costs in proportion to the tracks
+// (docs/tracking.md).
+//
 // Frames in flight (submit / ready / collect): a frame's association needs
 // the tracks as the frame before left them, so frames are associated one
 // after the other, in order; what overlaps is the device work around it.
@@ -46,6 +54,7 @@ struct TrackerConfig {
   double min_confidence = 0.4;   // a search below this does not move (nor report) the track
   double iou_threshold = 0.3;    // least IoU of a detection and a track's box to match
   int blend = 256;               // weight / 256 of a matched detection's appearance in the template
+  int max_tracks = 256;          // tracks at most (1 or more)
   // Frames in flight at most (engine.frames is set from it).
   int frames = 1;
 };
@@ -93,7 +102,9 @@ public:
   bool ready (uint64_t ticket);
   // The frame's objects, waiting for them; frames are collected in the
   // order they were submitted (`ticket` is the oldest in flight).
-  Error collect (uint64_t ticket, std::vector<TrackedObject> *out);
+  // `dropped` (where given): the frame's detections left untracked and
+  // tracks dropped to stay within max_tracks.
+  Error collect (uint64_t ticket, std::vector<TrackedObject> *out, size_t *dropped = nullptr);
   // Drops every frame in flight (after its device work), tracks as the
   // frames associated so far left them.
   void discard ();
@@ -101,8 +112,9 @@ public:
   int frames () const;
   uint64_t uploads () const;        // frames copied from host memory to the device
   uint64_t shared_frames () const;  // frames taken from another engine's upload
-  // The association's settings, changeable between frames.
-  void set_policy (int max_lost, double min_confidence, double iou_threshold, int blend);
+  // The association's settings, changeable between frames (max_tracks
+  // applies from the next frame submitted).
+  void set_policy (int max_lost, double min_confidence, double iou_threshold, int blend, int max_tracks);
   void reset ();            // forget every track (ids continue)
   size_t tracks () const;
   const TemplateSearch *engine () const; // null without search

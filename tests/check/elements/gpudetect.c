@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -285,6 +286,94 @@ GST_START_TEST (test_errors)
   /* unsupported caps never reach it: negotiation fails (not-negotiated flow error) */
   expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=YUY2 ! gpudetect ! fakesink", GST_STREAM_ERROR,
       GST_STREAM_ERROR_FAILED);
+}
+GST_END_TEST;
+
+/* Sets the pipeline to PLAYING from another thread: a start() that blocks
+ * (a FIFO opened for reading waits for a writer) fails the test on the
+ * timeout below rather than hanging it. */
+static gpointer play (gpointer pipe)
+{
+  return GINT_TO_POINTER (gst_element_set_state (GST_ELEMENT (pipe), GST_STATE_PLAYING));
+}
+
+/* gpudetect with `model` posts an error of `code` (resource domain) within
+ * 10 seconds, whose message holds `message_part` and whose debug text holds
+ * `debug_part`, neither longer than 600 bytes. */
+static void expect_model_error (const char *model, gint code, const char *message_part, const char *debug_part)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect name=d ! "
+      "fakesink", NULL);
+  fail_unless (pipe != NULL);
+  GstElement *d = gst_bin_get_by_name (GST_BIN (pipe), "d");
+  g_object_set (d, "model", model, NULL);
+  gst_object_unref (d);
+  GstBus *bus = gst_element_get_bus (pipe);
+  const gint64 t0 = g_get_monotonic_time ();
+  GThread *t = g_thread_new ("play", play, pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "no error within 10 s for model '%.60s'",
+      model);
+  fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (t)), GST_STATE_CHANGE_FAILURE);
+  const double secs = (g_get_monotonic_time () - t0) / 1e6;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (err->domain == GST_RESOURCE_ERROR && err->code == code, "%s (%s)", err->message, dbg);
+  fail_unless (strstr (err->message, message_part) != NULL, "message: %s", err->message);
+  fail_unless (dbg != NULL && strstr (dbg, debug_part) != NULL, "debug text: %s", dbg);
+  fail_unless (strlen (err->message) < 600 && strlen (dbg) < 600, "%zu and %zu bytes", strlen (err->message),
+      strlen (dbg));
+  GST_INFO ("%.2f s: %s (%s)", secs, err->message, dbg);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (m);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+/* A model path that is not a regular file is refused at start, saying what
+ * it is, without blocking (a FIFO with no writer); a 5000-byte name is cut to
+ * 200 bytes and "…" in the message and the debug text. */
+GST_START_TEST (test_model_not_a_file)
+{
+  gchar *dir = g_dir_make_tmp ("gpudetect-model-XXXXXX", NULL);
+  fail_unless (dir != NULL);
+  gchar *fifo = g_build_filename (dir, "model.xml", NULL);
+  gchar *zero = g_build_filename (dir, "zero.xml", NULL);
+  fail_unless_equals_int (mkfifo (fifo, 0600), 0);
+  fail_unless_equals_int (symlink ("/dev/zero", zero), 0);
+
+  expect_model_error (fifo, GST_RESOURCE_ERROR_OPEN_READ, "is a FIFO, not a regular file", "is a FIFO, not a regular file");
+  expect_model_error (zero, GST_RESOURCE_ERROR_OPEN_READ, "is a character device, not a regular file",
+      "a symbolic link to '/dev/zero'");
+  expect_model_error (dir, GST_RESOURCE_ERROR_OPEN_READ, "is a directory", "is a directory, not a regular file");
+  /* the FIFO found on the search path by its bare name */
+  const gchar *env = g_getenv ("GPUDETECT_MODEL_PATH");
+  gchar *saved = g_strdup (env);
+  g_setenv ("GPUDETECT_MODEL_PATH", dir, TRUE);
+  gchar *found = g_strdup_printf ("model 'model': '%s' is a FIFO", fifo);
+  expect_model_error ("model", GST_RESOURCE_ERROR_OPEN_READ, "is a FIFO", found);
+  g_free (found);
+  if (saved)
+    g_setenv ("GPUDETECT_MODEL_PATH", saved, TRUE);
+  else
+    g_unsetenv ("GPUDETECT_MODEL_PATH");
+  g_free (saved);
+
+  gchar *long_name = g_strnfill (5000, 'm');
+  gchar *cut = g_strdup_printf ("\"%.200s\xe2\x80\xa6\"", long_name); /* quoted, cut, "…" */
+  expect_model_error (long_name, GST_RESOURCE_ERROR_NOT_FOUND, cut, "(5000 bytes) is too long for a file name");
+  g_free (cut);
+  g_free (long_name);
+
+  g_unlink (fifo);
+  g_unlink (zero);
+  g_rmdir (dir);
+  g_free (fifo);
+  g_free (zero);
+  g_free (dir);
 }
 GST_END_TEST;
 
@@ -832,6 +921,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_inference_interval);
   tcase_add_test (tc, test_roi_and_resolution_change);
   tcase_add_test (tc, test_errors);
+  tcase_add_test (tc, test_model_not_a_file);
   tcase_add_test (tc, test_messages_and_latency);
   tcase_add_test (tc, test_pipeline_1080p_flushes);
   tcase_add_test (tc, test_upload_pool);

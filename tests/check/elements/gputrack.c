@@ -135,14 +135,19 @@ static GstBuffer *render (const Clip *c, int n)
 }
 
 /* As gpudetect attaches them: one ROI per detected object. */
-static void add_detection (GstBuffer *buf, int fw, int fh, int x, int y, int w, int h, gint id)
+static void add_detection_with (GstBuffer *buf, int fw, int fh, int x, int y, int w, int h, gint id, double conf)
 {
   GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf, "object", x, y, w, h);
   roi->id = id;
   gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE,
       (double) x / fw, "y_min", G_TYPE_DOUBLE, (double) y / fh, "x_max", G_TYPE_DOUBLE, (double) (x + w) / fw,
-      "y_max", G_TYPE_DOUBLE, (double) (y + h) / fh, "confidence", G_TYPE_DOUBLE, 0.8, "label_id", G_TYPE_INT, 0,
+      "y_max", G_TYPE_DOUBLE, (double) (y + h) / fh, "confidence", G_TYPE_DOUBLE, conf, "label_id", G_TYPE_INT, 0,
       "label", G_TYPE_STRING, "object", NULL));
+}
+
+static void add_detection (GstBuffer *buf, int fw, int fh, int x, int y, int w, int h, gint id)
+{
+  add_detection_with (buf, fw, fh, x, y, w, h, id, 0.8);
 }
 
 typedef struct {
@@ -640,6 +645,158 @@ GST_START_TEST (test_formats_and_metadata)
 }
 GST_END_TEST;
 
+/* The object id of each ROI of a buffer, by ROI id (-1: none; ROI ids below n). */
+static void ids_by_roi (GstBuffer *buf, gint *ids, int n)
+{
+  for (int i = 0; i < n; i++)
+    ids[i] = -1;
+  gpointer state = NULL;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    GstStructure *o = gst_video_region_of_interest_meta_get_param (roi, "object_id");
+    if (o && roi->id >= 0 && roi->id < n)
+      fail_unless (gst_structure_get_int (o, "id", &ids[roi->id]));
+  }
+}
+
+static guint64 get_count (GstHarness *h, const char *prop)
+{
+  GstElement *t = gst_harness_find_element (h, "gputrack");
+  guint64 v = 0;
+  g_object_get (t, prop, &v, NULL);
+  gst_object_unref (t);
+  return v;
+}
+
+/* max-tracks: 800 detections on a 640x480 frame give the 256 (the default)
+ * most confident tracks, and no more objects on the next frame; with
+ * max-tracks=8, 20 detections give the 8 most confident, and 4 new ones two
+ * frames later take the places of the 4 of those with the least confident
+ * detections (none matched since); a warning and a message when dropping
+ * begins and ends, not on every frame. */
+GST_START_TEST (test_max_tracks)
+{
+  static const Sprite none[] = {{0, 0, 0, 0, 0, 0, 0, 0}};
+  {
+    const Clip c = {640, 480, 2, 1000, 11, none, 0};
+    GstHarness *h = gst_harness_new_parse ("gputrack max-in-flight=1");
+    gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBx,width=640,height=480,framerate=30/1");
+    enum { N = 800, CAP = 256 };
+    GstBuffer *in = render (&c, 0);
+    /* 16x16 boxes on a 40x20 grid, confidences in a scrambled order: rank (7 i mod 800) / 800 */
+    for (int i = 0; i < N; i++)
+      add_detection_with (in, c.width, c.height, 16 * (i % 40), 16 * (i / 40), 16, 16, i, (7 * i % N + 1) / (double) N);
+    const gint64 t0 = g_get_monotonic_time ();
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull (h);
+    const double first = (g_get_monotonic_time () - t0) / 1e6;
+    static gint ids[N];
+    ids_by_roi (out, ids, N);
+    int tracked = 0;
+    for (int i = 0; i < N; i++) {
+      const gboolean kept = 7 * i % N >= N - CAP; /* the CAP most confident */
+      fail_unless (kept == (ids[i] >= 0), "detection %d (confidence rank %d): object id %d", i, 7 * i % N, ids[i]);
+      tracked += ids[i] >= 0;
+    }
+    fail_unless_equals_int (tracked, CAP);
+    fail_unless_equals_int (count_rois (out), N); /* the others pass on, untracked */
+    gst_buffer_unref (out);
+    fail_unless_equals_int (get_count (h, "tracks-dropped"), N - CAP);
+    /* a frame without detections: at most CAP objects */
+    const gint64 t1 = g_get_monotonic_time ();
+    fail_unless_equals_int (gst_harness_push (h, render (&c, 1)), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    const double second = (g_get_monotonic_time () - t1) / 1e6;
+    Hyp hyps[N];
+    const int n = read_hyps (out, hyps, N);
+    fail_unless (n <= CAP, "%d objects", n);
+    GST_INFO ("%d of %d objects tracked: %.2f s, then %.2f s for %d tracked objects", tracked, N, first, second, n);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+  {
+    const Clip c = {320, 240, 4, 1000, 12, none, 0};
+    GstHarness *h = gst_harness_new_parse ("gputrack max-tracks=8 max-in-flight=1");
+    gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBx,width=320,height=240,framerate=30/1");
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    enum { N = 20, NEW = 4 };
+    gint ids[N + NEW];
+    /* frame 0: 20 detections of confidence 0.05 to 1 (ROI i: 0.05 (i + 1)), in the top half */
+    GstBuffer *in = render (&c, 0);
+    for (int i = 0; i < N; i++)
+      add_detection_with (in, c.width, c.height, 32 * (i % 10), 40 * (i / 10), 24, 24, i, 0.05 * (i + 1));
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull (h);
+    ids_by_roi (out, ids, N);
+    gint kept[N];
+    for (int i = 0; i < N; i++) {
+      fail_unless ((i >= N - 8) == (ids[i] >= 0), "detection %d: object id %d", i, ids[i]);
+      kept[i] = ids[i];
+    }
+    gst_buffer_unref (out);
+    /* frame 1: no detections; the 8 tracks (the frame does not change: each
+     * found where it was) */
+    fail_unless_equals_int (gst_harness_push (h, render (&c, 1)), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    Hyp hyps[32];
+    int n = read_hyps (out, hyps, 32);
+    fail_unless_equals_int (n, 8);
+    for (int k = 0; k < n; k++)
+      fail_unless_equals_int (hyps[k].id, kept[N - 8 + k]);
+    gst_buffer_unref (out);
+    /* frame 2: 4 new detections in the bottom half, of confidence 0.99: the
+     * tracks of ROIs 12 to 15 (the least confident kept) make room */
+    in = render (&c, 2);
+    for (int i = 0; i < NEW; i++)
+      add_detection_with (in, c.width, c.height, 40 + 64 * i, 180, 24, 24, i, 0.99);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    ids_by_roi (out, ids, NEW);
+    for (int i = 0; i < NEW; i++)
+      fail_unless (ids[i] > kept[N - 1], "new detection %d: object id %d", i, ids[i]);
+    n = read_hyps (out, hyps, 32);
+    fail_unless_equals_int (n, 8); /* the 4 detections, then the 4 tracks kept */
+    for (int k = 0; k < NEW; k++)
+      fail_unless_equals_int (hyps[k].id, ids[k]);
+    for (int k = NEW; k < n; k++)
+      fail_unless (hyps[k].id == kept[N - 4 + k - NEW], "object %d kept instead of %d (detection %d)", hyps[k].id,
+          kept[N - 4 + k - NEW], N - 4 + k - NEW);
+    gst_buffer_unref (out);
+    fail_unless_equals_int (get_count (h, "tracks-dropped"), (N - 8) + NEW);
+    /* frame 3: the 4 new ones detected again: nothing dropped */
+    in = render (&c, 3);
+    for (int i = 0; i < NEW; i++)
+      add_detection_with (in, c.width, c.height, 40 + 64 * i, 180, 24, 24, i, 0.99);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+    fail_unless_equals_int (get_count (h, "tracks-dropped"), (N - 8) + NEW);
+    /* two messages: dropping begins (12 on frame 0), and ends (frame 3) */
+    const guint expect[2] = {N - 8, 0};
+    for (int k = 0; k < 3; k++) {
+      GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+      if (k == 2) {
+        fail_unless (msg == NULL, "a third message: %" GST_PTR_FORMAT, msg ? gst_message_get_structure (msg) : NULL);
+        break;
+      }
+      fail_unless (msg != NULL, "message %d missing", k);
+      const GstStructure *ms = gst_message_get_structure (msg);
+      guint dropped = 99, max_tracks = 0;
+      fail_unless (gst_structure_has_name (ms, "gputrack-max-tracks"));
+      fail_unless (gst_structure_get (ms, "dropped", G_TYPE_UINT, &dropped, "max-tracks", G_TYPE_UINT, &max_tracks,
+          NULL));
+      fail_unless_equals_int (dropped, expect[k]);
+      fail_unless_equals_int (max_tracks, 8);
+      gst_message_unref (msg);
+    }
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
 /* zero-term: ids by IoU on frames with detections, nothing added between */
 GST_START_TEST (test_zero_term)
 {
@@ -807,15 +964,6 @@ static GPtrArray *push_all (GstHarness *h, const Gray *g, GstVideoFormat format,
   return out;
 }
 
-static guint64 get_count (GstHarness *h, const char *prop)
-{
-  GstElement *t = gst_harness_find_element (h, "gputrack");
-  guint64 v = 0;
-  g_object_get (t, prop, &v, NULL);
-  gst_object_unref (t);
-  return v;
-}
-
 static gboolean drop_frame_meta (GstBuffer *buf, GstMeta **meta, gpointer user_data)
 {
   if (g_str_equal (g_type_name ((*meta)->info->api), "GstGpuDetectFrameMetaAPI"))
@@ -977,6 +1125,7 @@ static Suite *gputrack_suite (void)
   tcase_add_test (tc, test_flush_in_flight);
   tcase_add_test (tc, test_formats_and_metadata);
   tcase_add_test (tc, test_zero_term);
+  tcase_add_test (tc, test_max_tracks);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_shared_context);
   tcase_add_test (tc, test_one_upload_with_gpudetect);

@@ -1,8 +1,10 @@
 /* roijson element tests: the gvametaconvert layout of every field from ROI
  * metadata made here (with and without "detection" and "object_id"
  * parameters), empty buffers, buffers passed through untouched, stdout, the
- * face gpudetect finds in the test image, and errors (a file that cannot be
- * opened, a write that fails).  The lines are parsed with json-glib. */
+ * face gpudetect finds in the test image, hostile metadata (NaN and infinite
+ * numbers, strings that are not UTF-8) giving valid lines, and errors (a file
+ * that cannot be opened, a write that fails).  The lines are parsed with
+ * json-glib. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/gstvideometa.h>
@@ -226,6 +228,113 @@ GST_START_TEST (test_gpudetect)
 }
 GST_END_TEST;
 
+/* Hostile metadata, as any upstream element may attach it, through a real
+ * pipeline (videotestsrc, a pad probe attaching the ROIs, roijson): NaN and
+ * infinite box corners and confidences, extra NaN and infinite parameters
+ * (which roijson does not write), doubles whose shortest form has no point
+ * (1e22), control characters, and a region type and a source that are not
+ * UTF-8 (GstStructure refuses such strings in parameters).  Every line is
+ * JSON; a number that is not finite is null, the others read back exactly,
+ * bytes that are not UTF-8 read back as U+FFFD. */
+static GstPadProbeReturn attach_hostile (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  const double nan = NAN, inf = INFINITY;
+  GstVideoRegionOfInterestMeta *a = gst_buffer_add_video_region_of_interest_meta (buf, "face", 1, 2, 3, 4);
+  a->id = 0;
+  gst_video_region_of_interest_meta_add_param (a, gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE, nan,
+      "y_min", G_TYPE_DOUBLE, inf, "x_max", G_TYPE_DOUBLE, -inf, "y_max", G_TYPE_DOUBLE, 0.5, "confidence",
+      G_TYPE_DOUBLE, nan, "label_id", G_TYPE_INT, 1, "label", G_TYPE_STRING, "face", "extra", G_TYPE_DOUBLE, inf,
+      "scores", G_TYPE_FLOAT, (gfloat) nan, NULL));
+  gst_video_region_of_interest_meta_add_param (a, gst_structure_new ("tracking", "confidence", G_TYPE_DOUBLE, -nan,
+      "frames-since-detection", G_TYPE_INT, 3, NULL));
+  gst_video_region_of_interest_meta_add_param (a, gst_structure_new ("object_id", "id", G_TYPE_INT, 9, NULL));
+  GstVideoRegionOfInterestMeta *b = gst_buffer_add_video_region_of_interest_meta (buf, "car", 5, 6, 7, 8);
+  b->id = 1;
+  gst_video_region_of_interest_meta_add_param (b, gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE, 1e22,
+      "y_min", G_TYPE_DOUBLE, -0.0, "x_max", G_TYPE_DOUBLE, 5e-324, "y_max", G_TYPE_DOUBLE, 1e17, "confidence",
+      G_TYPE_DOUBLE, inf, NULL));
+  GstVideoRegionOfInterestMeta *c = gst_buffer_add_video_region_of_interest_meta (buf, "bad\xff\x01type", 9, 9, 9, 9);
+  c->id = 2;
+  gst_video_region_of_interest_meta_add_param (c, gst_structure_new ("detection", "confidence", G_TYPE_DOUBLE, -inf,
+      "label", G_TYPE_STRING, "l\x7f(abel\n\"\x01", NULL));
+  return GST_PAD_PROBE_OK;
+}
+
+static gboolean is_null (JsonObject *o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  return n != NULL && JSON_NODE_HOLDS_NULL (n);
+}
+
+GST_START_TEST (test_non_finite_and_invalid_utf8)
+{
+  gchar *path = temp_path ("roijson-hostile.jsonl");
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=64,height=48 ! "
+      "identity name=i ! roijson name=j ! fakesink", NULL);
+  fail_unless (pipe != NULL);
+  GstElement *j = gst_bin_get_by_name (GST_BIN (pipe), "j");
+  g_object_set (j, "location", path, "source", "cam\xfe\t7", NULL);
+  gst_object_unref (j);
+  GstElement *i = gst_bin_get_by_name (GST_BIN (pipe), "i");
+  GstPad *src = gst_element_get_static_pad (i, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, attach_hostile, NULL, NULL);
+  gst_object_unref (src);
+  gst_object_unref (i);
+  GstBus *bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+
+  GPtrArray *lines = read_lines (path); /* each line parsed: fails on anything but JSON */
+  fail_unless_equals_int (lines->len, 3);
+  for (guint k = 0; k < lines->len; k++) {
+    JsonObject *o = line (lines, k);
+    fail_unless_equals_string (json_object_get_string_member (o, "source"), "cam\xef\xbf\xbd\t7");
+    JsonArray *objs = json_object_get_array_member (o, "objects");
+    fail_unless_equals_int (json_array_get_length (objs), 3);
+    /* NaN and infinite box and confidence: null; the rest as they were */
+    JsonObject *a = json_array_get_object_element (objs, 0);
+    fail_unless_equals_int (json_object_get_int_member (a, "id"), 9);
+    JsonObject *d = json_object_get_object_member (a, "detection");
+    JsonObject *bb = json_object_get_object_member (d, "bounding_box");
+    fail_unless (is_null (bb, "x_min") && is_null (bb, "y_min") && is_null (bb, "x_max"));
+    fail_unless (json_object_get_double_member (bb, "y_max") == 0.5);
+    fail_unless (is_null (d, "confidence"));
+    fail_unless_equals_int (json_object_get_int_member (d, "label_id"), 1);
+    /* doubles without a point in their shortest form, -0, the least subnormal */
+    JsonObject *b = json_array_get_object_element (objs, 1);
+    d = json_object_get_object_member (b, "detection");
+    fail_unless (is_null (d, "confidence"));
+    bb = json_object_get_object_member (d, "bounding_box");
+    fail_unless (json_object_get_double_member (bb, "x_min") == 1e22);
+    fail_unless (json_object_get_double_member (bb, "y_min") == 0 && signbit (json_object_get_double_member (bb, "y_min")));
+    fail_unless (json_object_get_double_member (bb, "x_max") == 5e-324);
+    fail_unless (json_object_get_double_member (bb, "y_max") == 1e17);
+    /* a byte that is not UTF-8: U+FFFD; control characters escaped */
+    JsonObject *c = json_array_get_object_element (objs, 2);
+    fail_unless_equals_string (json_object_get_string_member (c, "roi_type"), "bad\xef\xbf\xbd\x01type");
+    d = json_object_get_object_member (c, "detection");
+    fail_unless (is_null (d, "confidence"));
+    fail_unless_equals_string (json_object_get_string_member (d, "label"), "l\x7f(abel\n\"\x01");
+  }
+  g_ptr_array_unref (lines);
+  /* as written: null, never nan/inf; 1e+22 without ".0" after it */
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  fail_if (strstr (text, "nan") || strstr (text, "inf") || strstr (text, "e+22.0"), "%s", text);
+  fail_unless (strstr (text, "\"x_min\":null,\"y_min\":null,\"x_max\":null,\"y_max\":0.5") != NULL, "%s", text);
+  g_free (text);
+  g_unlink (path);
+  g_free (path);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_errors)
 {
   expect_error ("videotestsrc num-buffers=2 ! roijson location=/nonexistent-dir/out.jsonl ! fakesink",
@@ -245,6 +354,7 @@ static Suite *roijson_suite (void)
   tcase_add_test (tc, test_fields);
   tcase_add_test (tc, test_stdout);
   tcase_add_test (tc, test_gpudetect);
+  tcase_add_test (tc, test_non_finite_and_invalid_utf8);
   tcase_add_test (tc, test_errors);
   return s;
 }
