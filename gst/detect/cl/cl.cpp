@@ -55,6 +55,17 @@ std::string call_error (const char *expr, cl_int status, const char *file, int l
   return s.str ();
 }
 
+static std::atomic<WarningHandler> warning_handler{nullptr};
+
+void set_warning_handler (WarningHandler handler) { warning_handler.store (handler); }
+
+void warn (const std::string &message) {
+  if (WarningHandler h = warning_handler.load ())
+    h (message.c_str ());
+  else
+    std::fprintf (stderr, "gpudetect: warning: %s\n", message.c_str ());
+}
+
 uint64_t next_object_id () {
   static std::atomic<uint64_t> next{1};
   return next.fetch_add (1, std::memory_order_relaxed);

@@ -24,6 +24,15 @@ const char *status_to_string (cl_int status);
 // Formats "call failed: CL_STATUS (file:line)" for a failed OpenCL call.
 std::string call_error (const char *expr, cl_int status, const char *file, int line);
 
+// Where the engine's warnings go: what went wrong and was worked around (a
+// program binary cache entry that failed verification and was rebuilt, a
+// cache folder that cannot be written).  The plugin sends them to
+// GStreamer's log at warning level (category "gpudetectengine",
+// gst/elements.cpp); with no handler set they go to stderr.  Thread-safe.
+using WarningHandler = void (*) (const char *message);
+void set_warning_handler (WarningHandler handler);
+void warn (const std::string &message);
+
 #define GPUDETECT_CL_TRY(expr)                                                 \
   do {                                                                         \
     cl_int _st = (expr);                                                       \
