@@ -1,18 +1,17 @@
 #include "cl.h"
 
+#include "cache.h"
 #include "shared.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace gpudetect {
 namespace cl {
@@ -53,6 +52,17 @@ std::string call_error (const char *expr, cl_int status, const char *file, int l
   s << expr << " failed: " << status_to_string (status) << " (" << status << ") at "
     << file << ":" << line;
   return s.str ();
+}
+
+static std::atomic<WarningHandler> warning_handler{nullptr};
+
+void set_warning_handler (WarningHandler handler) { warning_handler.store (handler); }
+
+void warn (const std::string &message) {
+  if (WarningHandler h = warning_handler.load ())
+    h (message.c_str ());
+  else
+    std::fprintf (stderr, "gpudetect: warning: %s\n", message.c_str ());
 }
 
 uint64_t next_object_id () {
@@ -245,22 +255,6 @@ HostBlock::~HostBlock () {
     clFlush (owner_->queue_);
 }
 
-static std::string cache_dir () {
-  if (const char *d = std::getenv ("GPUDETECT_CACHE_DIR"))
-    return d;
-  if (const char *x = std::getenv ("XDG_CACHE_HOME"); x && *x)
-    return std::string (x) + "/gpudetect";
-  if (const char *h = std::getenv ("HOME"); h && *h)
-    return std::string (h) + "/.cache/gpudetect";
-  return {};
-}
-
-static void mkdirs (const std::string &path) {
-  for (size_t i = 1; i <= path.size (); i++)
-    if (i == path.size () || path[i] == '/')
-      mkdir (path.substr (0, i).c_str (), 0755);
-}
-
 static std::string build_log (const Device &dev, cl_program p) {
   size_t n = 0;
   clGetProgramBuildInfo (p, dev.info.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
@@ -312,15 +306,63 @@ static std::vector<unsigned char> program_binary (cl_program p) {
   return bin;
 }
 
-// A program from a binary, built with `options`; none if either step fails.
+// A program from a binary, built with `options`; none if either step fails
+// (`*status` says why).
 static Program program_from_binary (const Device &dev, const unsigned char *bin, size_t len,
-                                    const std::string &options) {
+                                    const std::string &options, cl_int *status = nullptr) {
   cl_int st = CL_SUCCESS, bst = CL_SUCCESS;
   Program p (clCreateProgramWithBinary (dev.context.get (), 1, &dev.info.id, &len, &bin, &bst, &st));
-  if (st != CL_SUCCESS || bst != CL_SUCCESS ||
-      clBuildProgram (p.get (), 1, &dev.info.id, options.c_str (), nullptr, nullptr) != CL_SUCCESS)
+  if (st == CL_SUCCESS)
+    st = bst;
+  if (st == CL_SUCCESS)
+    st = clBuildProgram (p.get (), 1, &dev.info.id, options.c_str (), nullptr, nullptr);
+  if (status)
+    *status = st;
+  if (st != CL_SUCCESS)
     return {};
   return p;
+}
+
+// The program of `path`'s cache entry, where it holds a verified binary that
+// the driver takes; what is there otherwise is removed, with a warning.
+static Program program_from_cache (const Device &dev, const std::string &path, uint64_t key,
+                                   const std::string &options) {
+  std::vector<unsigned char> bin;
+  std::string why;
+  switch (read_cache_entry (path, key, &bin, &why)) {
+  case CacheRead::Miss:
+    return {};
+  case CacheRead::Hit: {
+    cl_int st = CL_SUCCESS;
+    if (Program p = program_from_binary (dev, bin.data (), bin.size (), options, &st))
+      return p;
+    why = std::string ("the driver refused its binary (") + status_to_string (st) + ")";
+    break;
+  }
+  case CacheRead::Bad:
+    break;
+  }
+  std::string not_removed;
+  warn ("program binary cache: " + path + ": " + why + "; " +
+        (remove_cache_entry (path, &not_removed) ? "removed" : "cannot be removed (" + not_removed + ")") +
+        ", building from source");
+  return {};
+}
+
+// Keeps `p`'s binary as the entry of `key` in `dir`; a folder that cannot
+// take it is said once per process.
+static void keep_in_cache (const std::string &dir, uint64_t key, cl_program p) {
+  const std::vector<unsigned char> bin = program_binary (p);
+  if (bin.empty ())
+    return;
+  std::string why;
+  if (write_cache_entry (dir, key, bin.data (), bin.size (), &why))
+    return;
+  static std::mutex lock;
+  static std::set<std::string> warned;
+  std::lock_guard<std::mutex> g (lock);
+  if (warned.insert (dir).second)
+    warn ("program binary cache: " + why + "; programs are built without the cache (said once per folder)");
 }
 
 Error build_program (const Device &dev, const std::string &source, uint64_t source_hash,
@@ -328,28 +370,17 @@ Error build_program (const Device &dev, const std::string &source, uint64_t sour
                      const std::string &ptx_register_limits) {
   if (from_cache)
     *from_cache = false;
-  std::string key = dev.info.platform_name + "|" + dev.info.name + "|" + dev.info.driver_version + "|" +
-                    dev.info.device_version + "|" + options + "|" + ptx_register_limits;
-  uint64_t h = fnv1a (key.data (), key.size (), source_hash);
-  char name[40];
-  std::snprintf (name, sizeof name, "%016llx.bin", (unsigned long long) h);
-  std::string dir = cache_dir ();
-  std::string path = dir.empty () ? std::string () : dir + "/" + name;
+  const uint64_t key = cache_key (dev.info, source_hash, options, ptx_register_limits);
+  const std::string dir = cache_dir ();
   cl_int st = CL_SUCCESS;
 
-  if (!path.empty ()) {
-    std::ifstream f (path, std::ios::binary);
-    std::vector<unsigned char> bin ((std::istreambuf_iterator<char> (f)), std::istreambuf_iterator<char> ());
-    if (!bin.empty ()) {
-      if (Program p = program_from_binary (dev, bin.data (), bin.size (), options)) {
-        *out = std::move (p);
-        if (from_cache)
-          *from_cache = true;
-        return {};
-      }
-      // A stale or corrupt entry: rebuild from source and overwrite it.
+  if (!dir.empty ())
+    if (Program p = program_from_cache (dev, dir + "/" + cache_entry_name (key), key, options)) {
+      *out = std::move (p);
+      if (from_cache)
+        *from_cache = true;
+      return {};
     }
-  }
 
   const char *src = source.c_str ();
   size_t len = source.size ();
@@ -375,19 +406,8 @@ Error build_program (const Device &dev, const std::string &source, uint64_t sour
         p = std::move (q);
   }
 
-  if (!path.empty ()) {
-    if (const std::vector<unsigned char> bin = program_binary (p.get ()); !bin.empty ()) {
-      mkdirs (dir);
-      std::string tmp = path + ".tmp" + std::to_string (getpid ());
-      std::ofstream f (tmp, std::ios::binary);
-      f.write (reinterpret_cast<const char *> (bin.data ()), bin.size ());
-      f.close ();
-      if (f)
-        std::rename (tmp.c_str (), path.c_str ());
-      else
-        std::remove (tmp.c_str ());
-    }
-  }
+  if (!dir.empty ())
+    keep_in_cache (dir, key, p.get ());
   *out = std::move (p);
   return {};
 }

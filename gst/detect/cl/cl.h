@@ -24,6 +24,15 @@ const char *status_to_string (cl_int status);
 // Formats "call failed: CL_STATUS (file:line)" for a failed OpenCL call.
 std::string call_error (const char *expr, cl_int status, const char *file, int line);
 
+// Where the engine's warnings go: what went wrong and was worked around (a
+// program binary cache entry that failed verification and was rebuilt, a
+// cache folder that cannot be written).  The plugin sends them to
+// GStreamer's log at warning level (category "gpudetectengine",
+// gst/elements.cpp); with no handler set they go to stderr.  Thread-safe.
+using WarningHandler = void (*) (const char *message);
+void set_warning_handler (WarningHandler handler);
+void warn (const std::string &message);
+
 #define GPUDETECT_CL_TRY(expr)                                                 \
   do {                                                                         \
     cl_int _st = (expr);                                                       \
@@ -167,10 +176,14 @@ private:
   size_t size_ = 0;
 };
 
-// Builds `source` with `options`; binaries are cached under
-// $GPUDETECT_CACHE_DIR or $XDG_CACHE_HOME/gpudetect (~/.cache/gpudetect),
+// Builds `source` with `options`; binaries are cached on disk (cache.h:
+// $GPUDETECT_CACHE_DIR, else $XDG_CACHE_HOME/gpudetect or ~/.cache/gpudetect),
 // keyed by device, driver, source hash and options.  `from_cache` tells
-// whether the binary came from the cache.  `ptx_register_limits`
+// whether the binary came from the cache.  A cache entry that fails
+// verification, or whose binary the driver refuses, is removed and the
+// program built from source (and written back), with a warning; a folder
+// that cannot be created or written leaves the program built without it (one
+// warning per folder).  `ptx_register_limits`
 // ("kernel=N,kernel=N"), where the binary is PTX (NVIDIA), rebuilds the
 // program from its PTX with `.maxnreg N` on those kernels (the driver ignores
 // -cl-nv-maxrregcount); elsewhere, or where the PTX lacks a kernel, the
