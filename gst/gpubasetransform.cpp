@@ -6,8 +6,10 @@
 #include "gsthostmemory.h"
 #include "properties.h"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
+#include <thread>
 
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_base_transform_debug);
 #define GST_CAT_DEFAULT gst_gpu_base_transform_debug
@@ -70,6 +72,9 @@ struct Base {
   guint64 uploads = 0, host_uploads = 0;  // frames the device read from buffers, from the upload pool's
   size_t last_count = G_MAXSIZE;          // objects of the last frame a message was considered for
 
+  // set while stopping (any thread)
+  std::shared_ptr<gpudetect::runtime::Interrupt> interrupt = std::make_shared<gpudetect::runtime::Interrupt> ();
+
   // QoS
   std::mutex qos_lock;
   GstClockTime earliest_time = GST_CLOCK_TIME_NONE;
@@ -121,11 +126,20 @@ guint gst_gpu_base_transform_max_in_flight (GstGpuBaseTransform *self) { return 
 
 GpuDetectDeviceSlot *gst_gpu_base_transform_device_slot (GstGpuBaseTransform *self) { return &base_of (self)->device; }
 
+std::shared_ptr<gpudetect::runtime::Interrupt> gst_gpu_base_transform_interrupt (GstGpuBaseTransform *self)
+{
+  return base_of (self)->interrupt;
+}
+
+bool gst_gpu_base_transform_stopping (GstGpuBaseTransform *self) { return base_of (self)->interrupt->is_set (); }
+
 gboolean gst_gpu_base_transform_complete (GstGpuBaseTransform *self, GpuFrame *frame)
 {
   if (frame->done)
     return TRUE;
   const gboolean ok = CLASS (self)->complete (self, frame);
+  if (!ok && gst_gpu_base_transform_stopping (self))
+    return FALSE; // cut short: still in flight, stop() deals with it
   frame->done = true;
   frame->unmap (); // the device is done with the frame's memory
   return ok;
@@ -284,6 +298,21 @@ static gboolean gst_gpu_base_transform_stop (GstBaseTransform *trans)
 {
   GstGpuBaseTransform *self = GST_GPU_BASE_TRANSFORM (trans);
   Base *b = base_of (self);
+  const bool in_flight =
+      std::any_of (b->frames.begin (), b->frames.end (), [] (const std::unique_ptr<GpuFrame> &f) { return !f->done; });
+  if (in_flight && CLASS (self)->retire) {
+    // The device finishes the frames in flight on a thread of its own, which
+    // then lets go of their buffers and of the engine: a model that takes
+    // minutes a frame does not hold up the state change.
+    GST_INFO_OBJECT (self, "stopping with %zu frames in flight: the device finishes them in the background",
+                     b->frames.size ());
+    std::thread ([frames = std::move (b->frames), idle = CLASS (self)->retire (self)] () mutable {
+      idle ();
+      frames.clear ();
+      idle = nullptr;
+    }).detach ();
+    b->frames.clear ();
+  }
   discard_all (self);
   if (b->uploads > 0)
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " frames uploaded arrived in page-locked memory",
@@ -341,12 +370,24 @@ static GstFlowReturn gst_gpu_base_transform_generate_output (GstBaseTransform *t
   if (!done && b->frames.size () < b->running_max_in_flight)
     return GST_FLOW_OK;
   if (!gst_gpu_base_transform_complete (self, front)) {
+    if (gst_gpu_base_transform_stopping (self))
+      return GST_FLOW_FLUSHING; // the frame stays for stop()
     b->frames.pop_front ();
     return GST_FLOW_ERROR;
   }
   *outbuf = CLASS (self)->finish (self, front);
   b->frames.pop_front ();
   return GST_FLOW_OK;
+}
+
+static GstStateChangeReturn gst_gpu_base_transform_change_state (GstElement *element, GstStateChange transition)
+{
+  Base *b = base_of (GST_GPU_BASE_TRANSFORM (element));
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    b->interrupt->set (false);
+  else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    b->interrupt->set (true); // before the pads go: the streaming thread stops waiting for the device
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
 
 static gboolean gst_gpu_base_transform_sink_event (GstBaseTransform *trans, GstEvent *event)
@@ -499,6 +540,7 @@ static void gst_gpu_base_transform_class_init (GstGpuBaseTransformClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   element_class->set_context = gst_gpu_base_transform_set_context;
+  element_class->change_state = gst_gpu_base_transform_change_state;
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = gst_gpu_base_transform_start;
   trans_class->stop = gst_gpu_base_transform_stop;

@@ -7,7 +7,9 @@
 //   once ready() (never blocking) or once max-in-flight buffers are held
 //   (then complete() waits), with finish() making the output buffer;
 // - drain before every serialized event (EOS, caps, segment) and on the drain
-//   query; discard on flush and stop (discard() drops the device work first);
+//   query; discard on flush and stop (discard() drops the device work first;
+//   at stop, a subclass with retire() hands its engine and the frames still
+//   in flight to a thread that waits for the device, and stops at once);
 //   after a failed frame the frames behind it are discarded, not pushed;
 // - QoS (the base class's own is skipped by this path): late frames are
 //   reported, the subclass asks is_late() and decides what to skip;
@@ -27,6 +29,7 @@
 
 #include "cl/cl.h"
 #include "gstcldevice.h"
+#include "runtime/runtime.h"
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
@@ -94,6 +97,11 @@ struct _GstGpuBaseTransformClass {
   // The page-locked memory to offer upstream, on the subclass's device; null
   // (with a reason in *error, or none when there is no device yet).
   std::shared_ptr<gpudetect::cl::HostAllocator> (*host_memory) (GstGpuBaseTransform *self, std::string *error);
+  // Optional: hands over the engine while its device work is in flight (a
+  // stop that must not wait for the device): the call returned waits until
+  // the device is done with every frame, and the engine goes with the call.
+  // Without it, stop() waits in discard().
+  std::function<void ()> (*retire) (GstGpuBaseTransform *self);
 };
 
 G_END_DECLS
@@ -101,7 +109,14 @@ G_END_DECLS
 // The frames held, oldest first (streaming thread).
 GpuFrames &gst_gpu_base_transform_frames (GstGpuBaseTransform *self);
 // complete() for an entry not yet done (the entry then done); its memory unmapped.
+// While the element stops, a complete() that fails leaves the entry in flight.
 gboolean gst_gpu_base_transform_complete (GstGpuBaseTransform *self, GpuFrame *frame);
+// Set from the moment the element starts to stop (PAUSED to READY) until it
+// starts again: the subclass gives it to its engine, whose waits for the
+// device it cuts short, so that the streaming thread lets go at once.
+std::shared_ptr<gpudetect::runtime::Interrupt> gst_gpu_base_transform_interrupt (GstGpuBaseTransform *self);
+// Whether the element is stopping (a failure then is no error: GST_FLOW_FLUSHING).
+bool gst_gpu_base_transform_stopping (GstGpuBaseTransform *self);
 // The negotiated video info; null before caps.
 const GstVideoInfo *gst_gpu_base_transform_info (GstGpuBaseTransform *self);
 // max-in-flight as of start().

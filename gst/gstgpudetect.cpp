@@ -159,6 +159,8 @@ static gboolean gst_gpu_detect_complete (GstGpuBaseTransform *base, GpuFrame *fr
   if (p.ticket < 0)
     return TRUE;
   gpudetect::Error err = priv->detector->collect (p.ticket, &p.result);
+  if (err.kind == gpudetect::Error::Kind::Interrupted)
+    return FALSE; // stopping: the frame stays in flight (retire)
   p.ticket = -1;
   if (err) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")),
@@ -291,6 +293,7 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
   cfg.slots = static_cast<int> (gst_gpu_base_transform_max_in_flight (base));
+  cfg.interrupt = gst_gpu_base_transform_interrupt (base);
   const GpuDetectSharedDevice device = gst_gpu_base_transform_open_device (base, cfg.device);
   if (!device)
     return FALSE;
@@ -322,10 +325,20 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   return TRUE;
 }
 
+// The detector, for the device to finish its frames in flight without the
+// element waiting (the base's stop()).
+static std::function<void ()> gst_gpu_detect_retire (GstGpuBaseTransform *base)
+{
+  std::shared_ptr<gpudetect::Detector> detector (std::move (detect_of (base)->priv->detector));
+  return [detector] () {
+    if (detector)
+      detector->wait_idle ();
+  };
+}
+
 static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
 {
   GstGpuDetect *self = GST_GPU_DETECT (trans);
-  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans); // in-flight work dropped while the detector exists
   if (self->priv->detector) {
     // Where the streaming thread's time went (GST_DEBUG=gpudetect:4).
     const gpudetect::Detector::HostTimes t = self->priv->detector->host_times ();
@@ -342,6 +355,8 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
                      static_cast<double> (self->priv->element_us) / self->priv->element_frames);
   self->priv->element_us = 0;
   self->priv->element_frames = 0;
+  // in-flight work dropped (or retired) while the detector exists
+  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   self->priv->detector.reset ();
   return TRUE;
 }
@@ -412,7 +427,7 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
   }
   if (detect) {
     if (!gst_gpu_base_transform_make_room (base, [priv] { return priv->detector->free_slots () > 0; }))
-      return GST_FLOW_ERROR;
+      return gst_gpu_base_transform_stopping (base) ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
     const bool full_frame = s.roi_x <= 0 && s.roi_y <= 0 && s.roi_w <= 0 && s.roi_h <= 0;
     const bool share = priv->consumer && full_frame;
     if (share)
@@ -582,5 +597,6 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   base_class->complete = GST_DEBUG_FUNCPTR (gst_gpu_detect_complete);
   base_class->finish = GST_DEBUG_FUNCPTR (gst_gpu_detect_finish);
   base_class->discard = GST_DEBUG_FUNCPTR (gst_gpu_detect_discard);
+  base_class->retire = gst_gpu_detect_retire;
   base_class->host_memory = GST_DEBUG_FUNCPTR (gst_gpu_detect_host_memory);
 }

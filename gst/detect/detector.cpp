@@ -52,6 +52,7 @@ struct Detector::Impl {
   // First member, last to go: its queues outlive every buffer below.
   runtime::Runtime rt;
   DetectorConfig cfg;
+  bool spin_wait = false; // GPUs: collect() polls before it sleeps (runtime::wait)
   Tuning tuning;
   SearchParams search;
   std::unique_ptr<Family> family;
@@ -85,6 +86,7 @@ struct Detector::Impl {
   Error build () {
     const bool gpu = tuning.schedule != Tuning::Schedule::Auto ? tuning.schedule == Tuning::Schedule::Gpu
                                                                : runtime::many_lanes (rt.info ());
+    spin_wait = runtime::many_lanes (rt.info ());
     ProgramSpec spec;
     if (Error e = family->program ({dev (), tuning, gpu}, &spec))
       return e;
@@ -139,15 +141,18 @@ struct Detector::Impl {
       if (Error e = s.staging.create (rt, staging))
         return e;
     }
-    if (!s.cand)
-      if (Error e = cl::make_buffer (dev (), &s.cand, candidates_bytes ()))
-        return e;
-    if (!s.result_ptr) {
-      host_syncs++;
-      if (Error e = s.result.create (rt, candidates_bytes ()))
-        return e;
-      s.result_ptr = static_cast<uint32_t *> (s.result.data ());
-    }
+    return {};
+  }
+
+  // A slot's candidates on the device and their mapped copy, made with the
+  // detector: a map waits for the queue, which later holds frames' work.
+  Error prepare_results (Slot &s) {
+    if (Error e = cl::make_buffer (dev (), &s.cand, candidates_bytes ()))
+      return e;
+    host_syncs++;
+    if (Error e = s.result.create (rt, candidates_bytes ()))
+      return e;
+    s.result_ptr = static_cast<uint32_t *> (s.result.data ());
     return {};
   }
 
@@ -364,6 +369,9 @@ Error Detector::create (const DetectorConfig &config, std::unique_ptr<Detector> 
   if (Error e = m.build ())
     return std::move (e).as (Kind::Build);
   m.slots.resize (m.cfg.slots);
+  for (Slot &s : m.slots)
+    if (Error e = m.prepare_results (s))
+      return std::move (e).as (Kind::Device);
   out->reset (new Detector (std::move (impl)));
   return {};
 }
@@ -412,8 +420,10 @@ Error Detector::collect (int ticket, FrameResult *out) {
   s.busy = false;
   m.host_syncs++;
   const auto t0 = Clock::now ();
-  Error failed = runtime::wait (s.read.get (), "device work failed");
+  Error failed = runtime::wait (s.read.get (), "device work failed", m.cfg.interrupt, m.spin_wait);
   m.host_times.wait_us += us_since (t0);
+  if (failed && failed.kind == Error::Kind::Interrupted)
+    s.busy = true; // still in flight (discard(), wait_idle())
   if (failed)
     return failed;
   // More candidates than were read with the frame: the rest from the slot's
@@ -456,6 +466,13 @@ void Detector::discard (int ticket) {
     impl_->host_times.wait_us += us_since (t0);
   }
   s.busy = false;
+}
+
+void Detector::wait_idle () {
+  for (Slot &s : impl_->slots)
+    if (s.busy && s.read)
+      runtime::wait (s.read.get (), "frame"); // its result is dropped either way
+  impl_->rt.finish ();
 }
 
 Error Detector::detect (const Frame &frame, FrameResult *out) {

@@ -23,6 +23,10 @@
 
 namespace gpudetect {
 
+namespace runtime {
+class Interrupt;
+}
+
 struct DetectorConfig {
   std::string model = "lbp-frontalface-improved"; // short name, file name or path
   std::string device;                             // "", "auto", an index or a name substring
@@ -61,6 +65,9 @@ struct DetectorConfig {
   // before decoding them, as a device whose compaction wrote them in another
   // order would (the determinism test: objects must not depend on it).
   uint32_t candidate_order_seed = 0;
+  // Set from another thread, cuts collect()'s wait short (Error::Kind::
+  // Interrupted; the frame stays in flight): an element that stops.
+  std::shared_ptr<runtime::Interrupt> interrupt;
 };
 
 // Device time of a frame, in microseconds (profiling events): its upload,
@@ -103,6 +110,10 @@ public:
   std::shared_ptr<const DeviceFrame> device_frame (int ticket) const;
   // Drops a slot's result (waits for its work first).
   void discard (int ticket);
+  // Waits until the device has finished every frame submitted (the caller
+  // then may free the memory of direct uploads and destroy the detector
+  // without waiting in the destructor).
+  void wait_idle ();
   // submit + collect.
   Error detect (const Frame &frame, FrameResult *out);
 

@@ -12,7 +12,7 @@ namespace gpudetect {
 class Error {
 public:
   // What failed, where a caller needs to tell (Detector::create).
-  enum class Kind { Failed, Config, Model, Device, Build };
+  enum class Kind { Failed, Config, Model, Device, Build, Interrupted };
 
   Error () = default;
   Error (std::string message, Kind kind = Kind::Failed) : message (std::move (message)), kind (kind) {}

@@ -1,6 +1,8 @@
 #include "runtime.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace gpudetect {
 
@@ -130,6 +132,53 @@ Error wait (cl_event e, const char *what) {
   cl_int exec = CL_COMPLETE;
   clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, nullptr);
   return std::string (what) + ": " + cl::status_to_string (exec < 0 ? exec : st);
+}
+
+void Interrupt::set (bool on) {
+  {
+    std::lock_guard<std::mutex> g (lock_);
+    on_ = on;
+  }
+  changed_.notify_all ();
+}
+
+void Interrupt::wake () {
+  std::lock_guard<std::mutex> g (lock_); // a waiter between its check and its sleep sees the change
+  changed_.notify_all ();
+}
+
+namespace {
+
+void CL_CALLBACK on_complete (cl_event, cl_int, void *data) {
+  auto *interrupt = static_cast<std::shared_ptr<Interrupt> *> (data);
+  (*interrupt)->wake ();
+  delete interrupt;
+}
+
+} // namespace
+
+Error wait (cl_event e, const char *what, const std::shared_ptr<Interrupt> &interrupt, bool spin) {
+  if (!interrupt)
+    return wait (e, what);
+  const Error interrupted ("interrupted while waiting for the device", Error::Kind::Interrupted);
+  if (spin) {
+    const auto until = std::chrono::steady_clock::now () + std::chrono::milliseconds (1);
+    while (!finished (e) && !interrupt->is_set () && std::chrono::steady_clock::now () < until)
+      std::this_thread::yield ();
+  }
+  if (!finished (e)) {
+    // the callback owns a reference, so that it may come after this element is gone
+    auto *data = new std::shared_ptr<Interrupt> (interrupt);
+    if (clSetEventCallback (e, CL_COMPLETE, on_complete, data) != CL_SUCCESS) {
+      delete data;
+      return interrupt->is_set () ? interrupted : wait (e, what);
+    }
+    std::unique_lock<std::mutex> l (interrupt->lock_);
+    interrupt->changed_.wait (l, [&] { return interrupt->on_.load () || finished (e); });
+  }
+  if (!finished (e))
+    return interrupted;
+  return wait (e, what); // done: its status
 }
 
 double span_us (const cl::Event &e, cl_ulong *first, cl_ulong *last) {

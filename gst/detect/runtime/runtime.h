@@ -8,7 +8,10 @@
 #include "cl/cl.h"
 #include "cl/shared.h"
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -127,6 +130,27 @@ bool finished (cl_event e);
 // Waits for `e`; where its command failed, "`what`: CL_..." with the
 // command's own status where the driver reports it.
 Error wait (cl_event e, const char *what);
+
+// Lets another thread cut a wait for the device short (an element that
+// stops): while set, the waits given it return Error::Kind::Interrupted at
+// once, whatever the device is still doing.
+class Interrupt {
+public:
+  void set (bool on);
+  bool is_set () const { return on_.load (); }
+  // Wakes the waits to look again (a command they wait for completed).
+  void wake ();
+
+private:
+  friend Error wait (cl_event e, const char *what, const std::shared_ptr<Interrupt> &interrupt, bool spin);
+  std::atomic<bool> on_{false};
+  std::mutex lock_;
+  std::condition_variable changed_;
+};
+// wait() that `interrupt` (may be null) can cut short.  `spin`: GPUs, whose
+// frames take well under a millisecond, are polled for up to one before the
+// thread sleeps until the driver's completion callback or the interrupt.
+Error wait (cl_event e, const char *what, const std::shared_ptr<Interrupt> &interrupt, bool spin);
 
 // Microseconds from a profiled command's start to its end (0 without
 // profiling information); widens [*first, *last] to the command's span.

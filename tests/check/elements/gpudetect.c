@@ -570,6 +570,59 @@ static gchar *write_forest_model (const char *name)
   return path;
 }
 
+static GstPadProbeReturn count_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer count)
+{
+  g_atomic_int_inc ((gint *) count);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Stopping does not wait for the device: a valid forest whose every window
+ * runs through 100000 stages takes seconds a frame on PoCL, and the pipeline
+ * goes to NULL within a second while two frames are on the device (the
+ * device finishes them in the background). */
+GST_START_TEST (test_stop_while_device_busy)
+{
+  GString *model = g_string_new ("gpudetect-forest 1\nwindow 20 20\nshrink 2\nlevels-per-octave 4\nnodes 1\n"
+      "[trees]\n0,0,-1,0,0,0,0,0,0\n[stages]\n");
+  for (int i = 0; i < 100000; i++)
+    g_string_append (model, "0,0,-inf\n");
+  gchar *path = tmp_file ("gpudetect-slow.forest");
+  fail_unless (g_file_set_contents (path, model->str, -1, NULL));
+  g_string_free (model, TRUE);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=8 ! video/x-raw,format=GRAY8,width=320,height=240 ! "
+      "gpudetect name=d max-in-flight=2 model=%s ! fakesink name=s sync=false", path);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  gint in = 0, out = 0;
+  GstElement *d = gst_bin_get_by_name (GST_BIN (pipe), "d"), *s = gst_bin_get_by_name (GST_BIN (pipe), "s");
+  GstPad *dpad = gst_element_get_static_pad (d, "sink"), *spad = gst_element_get_static_pad (s, "sink");
+  gst_pad_add_probe (dpad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &in, NULL);
+  gst_pad_add_probe (spad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &out, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  /* the second frame in: the first is on the device, the streaming thread waits */
+  for (int i = 0; i < 6000 && g_atomic_int_get (&in) < 2; i++)
+    g_usleep (10000);
+  fail_unless (g_atomic_int_get (&in) >= 2, "no second frame within 60 s");
+  g_usleep (200000);
+  fail_unless_equals_int (g_atomic_int_get (&out), 0); /* the device is still at the first frame */
+  const gint64 t0 = g_get_monotonic_time ();
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  const double secs = (g_get_monotonic_time () - t0) / 1e6;
+  GST_INFO ("set_state (NULL) in %.3f s, %d frames in, %d out", secs, g_atomic_int_get (&in), g_atomic_int_get (&out));
+  fail_unless (secs < 1.0, "stopping took %.2f s", secs);
+  fail_unless_equals_int (g_atomic_int_get (&out), 0);
+  gst_object_unref (dpad);
+  gst_object_unref (spad);
+  gst_object_unref (d);
+  gst_object_unref (s);
+  gst_object_unref (pipe);
+  g_unlink (path);
+  g_free (path);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_forest_model)
 {
   gchar *path = write_forest_model ("gpudetect-made-face.forest");
@@ -927,6 +980,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_upload_pool);
   tcase_add_test (tc, test_trained_models);
   tcase_add_test (tc, test_forest_model);
+  tcase_add_test (tc, test_stop_while_device_busy);
   tcase_add_test (tc, test_hogfilter_model);
   tcase_add_test (tc, test_program_builds);
   tcase_add_test (tc, test_hog_people);
