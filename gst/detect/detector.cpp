@@ -344,6 +344,8 @@ Error Detector::create (const DetectorConfig &config, std::unique_ptr<Detector> 
   m.cfg = config;
   m.cfg.slots = std::clamp (config.slots, 1, 64);
   m.cfg.hit_capacity = std::clamp (config.hit_capacity, 16, 1 << 24);
+  if (!m.cfg.interrupt)
+    m.cfg.interrupt = std::make_shared<runtime::Interrupt> (); // one wait, whoever uses the detector
   if (!(config.scale_factor > 1.0))
     return {"scale factor must be greater than 1", Kind::Config};
   if (Error e = make_tuning (config.tuning, &m.tuning, family_option_keys ()))
