@@ -52,7 +52,8 @@ struct Detector::Impl {
   // First member, last to go: its queues outlive every buffer below.
   runtime::Runtime rt;
   DetectorConfig cfg;
-  bool spin_wait = false; // GPUs: collect() polls before it sleeps (runtime::wait)
+  bool gpu_device = false; // collect()'s wait: see there
+  double last_wait_us = 0;
   Tuning tuning;
   SearchParams search;
   std::unique_ptr<Family> family;
@@ -86,7 +87,7 @@ struct Detector::Impl {
   Error build () {
     const bool gpu = tuning.schedule != Tuning::Schedule::Auto ? tuning.schedule == Tuning::Schedule::Gpu
                                                                : runtime::many_lanes (rt.info ());
-    spin_wait = runtime::many_lanes (rt.info ());
+    gpu_device = runtime::many_lanes (rt.info ());
     ProgramSpec spec;
     if (Error e = family->program ({dev (), tuning, gpu}, &spec))
       return e;
@@ -422,8 +423,13 @@ Error Detector::collect (int ticket, FrameResult *out) {
   s.busy = false;
   m.host_syncs++;
   const auto t0 = Clock::now ();
-  Error failed = runtime::wait (s.read.get (), "device work failed", m.cfg.interrupt, m.spin_wait);
-  m.host_times.wait_us += us_since (t0);
+  // GPUs: the driver's own wait while frames take under 20 ms (the fastest,
+  // not interruptible), else one that a stop cuts short (runtime::wait).
+  Error failed = m.gpu_device && m.last_wait_us < 20000
+                     ? runtime::wait (s.read.get (), "device work failed")
+                     : runtime::wait (s.read.get (), "device work failed", m.cfg.interrupt, m.gpu_device);
+  m.last_wait_us = us_since (t0);
+  m.host_times.wait_us += m.last_wait_us;
   if (failed && failed.kind == Error::Kind::Interrupted)
     s.busy = true; // still in flight (discard(), wait_idle())
   if (failed)

@@ -157,16 +157,14 @@ void CL_CALLBACK on_complete (cl_event, cl_int, void *data) {
 
 } // namespace
 
-Error wait (cl_event e, const char *what, const std::shared_ptr<Interrupt> &interrupt, bool spin) {
+Error wait (cl_event e, const char *what, const std::shared_ptr<Interrupt> &interrupt, bool poll) {
   if (!interrupt)
     return wait (e, what);
   const Error interrupted ("interrupted while waiting for the device", Error::Kind::Interrupted);
-  if (spin) {
-    const auto until = std::chrono::steady_clock::now () + std::chrono::milliseconds (1);
-    while (!finished (e) && !interrupt->is_set () && std::chrono::steady_clock::now () < until)
-      std::this_thread::yield ();
-  }
-  if (!finished (e)) {
+  if (poll) {
+    while (!finished (e) && !interrupt->is_set ())
+      std::this_thread::sleep_for (std::chrono::milliseconds (1));
+  } else if (!finished (e)) {
     // the callback owns a reference, so that it may come after this element is gone
     auto *data = new std::shared_ptr<Interrupt> (interrupt);
     if (clSetEventCallback (e, CL_COMPLETE, on_complete, data) != CL_SUCCESS) {

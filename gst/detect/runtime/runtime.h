@@ -142,15 +142,17 @@ public:
   void wake ();
 
 private:
-  friend Error wait (cl_event e, const char *what, const std::shared_ptr<Interrupt> &interrupt, bool spin);
+  friend Error wait (cl_event e, const char *what, const std::shared_ptr<Interrupt> &interrupt, bool poll);
   std::atomic<bool> on_{false};
   std::mutex lock_;
   std::condition_variable changed_;
 };
-// wait() that `interrupt` (may be null) can cut short.  `spin`: GPUs, whose
-// frames take well under a millisecond, are polled for up to one before the
-// thread sleeps until the driver's completion callback or the interrupt.
-Error wait (cl_event e, const char *what, const std::shared_ptr<Interrupt> &interrupt, bool spin);
+// wait() that `interrupt` (may be null) can cut short: the thread sleeps
+// until the driver's completion callback or the interrupt wakes it, or,
+// where `poll`, looks every millisecond (NVIDIA's callbacks came up to 20 ms
+// late, and its own wait is faster than either for sub-millisecond frames:
+// bench/results/turns-h200-wait.txt).
+Error wait (cl_event e, const char *what, const std::shared_ptr<Interrupt> &interrupt, bool poll);
 
 // Microseconds from a profiled command's start to its end (0 without
 // profiling information); widens [*first, *last] to the command's span.
