@@ -67,6 +67,7 @@ struct Settings {
   bool threshold_set = false; // else the model's own
   std::string tuning;
   guint levels_per_octave = 0, shrink = 0; // 0: the model's
+  guint64 max_device_memory = 0;           // 0: the engine's default share of the device
   std::string label;
   guint interval = DEFAULT_INFERENCE_INTERVAL;
   bool skip_when_busy = false;
@@ -221,6 +222,52 @@ static std::shared_ptr<gpudetect::cl::HostAllocator> gst_gpu_detect_host_memory 
 /* ------------------------------------------------------------------------ */
 /* GstBaseTransform                                                          */
 
+// The detector's refusal for want of device memory: its budget
+// (max-device-memory) or the device's largest allocation; the detail says
+// how much, the limit and what makes it grow.
+static void post_memory_error (GstGpuDetect *self, const std::string &model, const gpudetect::Error &err)
+{
+  const std::string shown = gpudetect::name_for_message (model);
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+                     (_("Not enough OpenCL device memory for detection model \"%s\"."), shown.c_str ()),
+                     ("%s", err.message.c_str ()));
+}
+
+// A copy of the settings for the streaming thread; search parameters set
+// since the last copy are handed to the detector.
+static Settings take_settings (GstGpuDetect *self)
+{
+  GstGpuDetectPrivate *priv = self->priv;
+  Settings s;
+  bool search_changed;
+  {
+    std::lock_guard<std::mutex> g (priv->settings.lock);
+    s = priv->settings.values;
+    search_changed = priv->search_changed;
+    priv->search_changed = false;
+  }
+  if (search_changed) {
+    priv->detector->set_search (s.scale_factor, {s.min_w, s.min_h}, {s.max_w, s.max_h});
+    priv->detector->set_min_neighbors (s.min_neighbors);
+    priv->detector->set_threshold (s.threshold_set ? std::optional<double> (s.threshold) : std::nullopt);
+  }
+  return s;
+}
+
+// The searched region of a W x H frame (roi-* properties, clamped to it).
+struct Region {
+  int x = 0, y = 0, width = 0, height = 0;
+};
+static Region search_region (const Settings &s, int W, int H)
+{
+  Region r;
+  r.x = std::clamp (s.roi_x, 0, W);
+  r.y = std::clamp (s.roi_y, 0, H);
+  r.width = s.roi_w > 0 ? std::min (s.roi_w, W - r.x) : W - r.x;
+  r.height = s.roi_h > 0 ? std::min (s.roi_h, H - r.y) : H - r.y;
+  return r;
+}
+
 // A model that cannot be used, said for people: whether the name found no
 // file, found something that is not a regular file (saying what), or a file
 // that does not load; long names cut (the detail too says why).
@@ -282,6 +329,7 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     cfg.tuning = s.tuning;
     cfg.levels_per_octave = static_cast<int> (s.levels_per_octave);
     cfg.shrink = static_cast<int> (s.shrink);
+    cfg.max_device_memory = s.max_device_memory;
     // Frames are uploaded straight from the buffers, which stay mapped and
     // referenced in the FIFO until the device is done with them.
     cfg.direct_upload = true;
@@ -310,6 +358,9 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     case gpudetect::Error::Kind::Build:
       GST_ELEMENT_ERROR (self, LIBRARY, INIT, (_("Could not build the OpenCL detection kernels.")),
                          ("%s", detail));
+      break;
+    case gpudetect::Error::Kind::Resource:
+      post_memory_error (self, cfg.model, err);
       break;
     default:
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Could not set up object detection.")), ("%s", detail));
@@ -361,13 +412,6 @@ static gboolean gst_gpu_detect_stop (GstBaseTransform *trans)
   return TRUE;
 }
 
-// Formats beyond the pad templates' never get here: negotiation refuses them.
-static gboolean gst_gpu_detect_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
-{
-  GST_GPU_DETECT (trans)->priv->asked_consumer = false;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps);
-}
-
 static gpudetect::PixelFormat pixel_format (GstVideoFormat f)
 {
   switch (f) {
@@ -377,6 +421,38 @@ static gpudetect::PixelFormat pixel_format (GstVideoFormat f)
   case GST_VIDEO_FORMAT_BGRx: return gpudetect::PixelFormat::Bgrx;
   default: return gpudetect::PixelFormat::Gray8; // GRAY8 and the Y plane of NV12 / I420
   }
+}
+
+// Formats beyond the pad templates' never get here: negotiation refuses them.
+// What frames of the new size need on the device is allocated here, so that
+// a model and frame size past the memory budget fail negotiation with their
+// own error, not the first frame.
+static gboolean gst_gpu_detect_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  GstGpuDetectPrivate *priv = self->priv;
+  priv->asked_consumer = false;
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps))
+    return FALSE;
+  const GstVideoInfo *info = gst_gpu_base_transform_info (GST_GPU_BASE_TRANSFORM (self));
+  if (!priv->detector)
+    return TRUE;
+  const Settings s = take_settings (self);
+  const Region r = search_region (s, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
+  if (r.width <= 0 || r.height <= 0)
+    return TRUE;
+  if (gpudetect::Error err = priv->detector->prepare (r.width, r.height, pixel_format (GST_VIDEO_INFO_FORMAT (info)))) {
+    if (err.kind == gpudetect::Error::Kind::Resource)
+      post_memory_error (self, s.model, err);
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")),
+                         ("%s", err.message.c_str ()));
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "%dx%d frames: %" G_GUINT64_FORMAT " bytes of device memory of %" G_GUINT64_FORMAT
+                    " allowed", r.width, r.height, priv->detector->device_memory (),
+                    priv->detector->device_memory_limit ());
+  return TRUE;
 }
 
 // Every input buffer is held; its detection is submitted when it is to be
@@ -396,19 +472,7 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (_("Unsupported video format.")), ("no caps before the first buffer"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  Settings s;
-  bool search_changed;
-  {
-    std::lock_guard<std::mutex> g (priv->settings.lock);
-    s = priv->settings.values;
-    search_changed = priv->search_changed;
-    priv->search_changed = false;
-  }
-  if (search_changed) {
-    priv->detector->set_search (s.scale_factor, {s.min_w, s.min_h}, {s.max_w, s.max_h});
-    priv->detector->set_min_neighbors (s.min_neighbors);
-    priv->detector->set_threshold (s.threshold_set ? std::optional<double> (s.threshold) : std::nullopt);
-  }
+  const Settings s = take_settings (self);
   p.label = s.label.empty () ? priv->detector->model ().label : s.label;
   const guint64 n = priv->frame_count++;
   bool detect = n % std::max<guint> (s.interval, 1) == 0;
@@ -439,10 +503,8 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
         share ? static_cast<GstMapFlags> (GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF) : GST_MAP_READ;
     if (!gst_gpu_base_transform_map (base, &p, flags))
       return GST_FLOW_ERROR;
-    const int W = GST_VIDEO_FRAME_WIDTH (&frame), H = GST_VIDEO_FRAME_HEIGHT (&frame);
-    int rx = std::clamp (s.roi_x, 0, W), ry = std::clamp (s.roi_y, 0, H);
-    int rw = s.roi_w > 0 ? std::min (s.roi_w, W - rx) : W - rx;
-    int rh = s.roi_h > 0 ? std::min (s.roi_h, H - ry) : H - ry;
+    const Region r = search_region (s, GST_VIDEO_FRAME_WIDTH (&frame), GST_VIDEO_FRAME_HEIGHT (&frame));
+    const int rx = r.x, ry = r.y, rw = r.width, rh = r.height;
     gpudetect::Frame f;
     f.format = pixel_format (GST_VIDEO_FRAME_FORMAT (&frame));
     const int bpp = f.format == gpudetect::PixelFormat::Gray8 ? 1 : 4;
@@ -469,8 +531,11 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
     else
       p.unmap (); // nothing in flight reads it
     if (err) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")),
-                         ("%s", err.message.c_str ()));
+      if (err.kind == gpudetect::Error::Kind::Resource) // a new search region or search parameters
+        post_memory_error (self, s.model, err);
+      else
+        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")),
+                           ("%s", err.message.c_str ()));
       return GST_FLOW_ERROR;
     }
     p.roi_x = rx;
@@ -581,6 +646,11 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   props.field (g_param_spec_uint ("shrink", "Shrink",
       "Random-forest cascades: the side in level pixels of the blocks the trees compare (the window keeps its "
       "blocks, so it grows with it); 0: the model's", 0, 8, 0, ready), &Settings::shrink);
+  props.field (g_param_spec_uint64 ("max-device-memory", "Maximum device memory",
+      "Bytes of OpenCL device memory the detector may hold: the model's constants, its planes for the frame size "
+      "and the frames in flight. A model and frame size that need more fail when the element starts or its caps "
+      "are set, with a resource error that says how much they need. 0: half the device's global memory (of a CPU device, at most half the process's address-space limit)",
+      0, G_MAXUINT64, 0, ready), &Settings::max_device_memory);
 
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstGpuBaseTransformClass *base_class = GST_GPU_BASE_TRANSFORM_CLASS (klass);

@@ -181,13 +181,14 @@ int main (int argc, char **argv) {
     else if (a == "--json") json_path = next ();
     else if (a == "--dump") dump_path = next ();
     else if (a == "--tuning") cfg.tuning = next ();
+    else if (a == "--max-device-memory") cfg.max_device_memory = std::strtoull (next ().c_str (), nullptr, 10);
     else if (a == "--parity") parity = true;
     else if (a == "--min-f1") min_f1 = std::atof (next ().c_str ());
     else if (a == "--min-iou") min_iou = std::atof (next ().c_str ());
     else if (a == "-h" || a == "--help") {
       std::printf ("usage: %s --model NAME [--device SEL] [--frames N] [--warmup N] [--scale-factor F]\n"
                    "       [--min-neighbors N] [--min-size S] [--no-opencv] [--opencv-frames N] [--json FILE]\n"
-                   "       [--dump FILE] [--tuning KEY=VALUE;...] FRAME.pgm...\n"
+                   "       [--dump FILE] [--tuning KEY=VALUE;...] [--max-device-memory BYTES] FRAME.pgm...\n"
                    "       %s --parity --model NAME [--min-f1 X] [--min-iou X] IMAGE.pgm...\n", argv[0], argv[0]);
       return 0;
     } else paths.push_back (a);

@@ -357,6 +357,7 @@ int main (int argc, char **argv) {
     else if (a == "--threads") opt.threads = std::max (0, std::atoi (next ().c_str ()));
     else if (a == "--rate") opt.rate = std::max (0.0, std::atof (next ().c_str ()));
     else if (a == "--tuning") opt.cfg.tuning = next ();
+    else if (a == "--max-device-memory") opt.cfg.max_device_memory = std::strtoull (next ().c_str (), nullptr, 10);
     else if (a == "--profile") opt.cfg.profile = true;
     else if (a == "--lead-in") opt.lead_in = std::max (0.0, std::atof (next ().c_str ()));
     else if (a == "--min-size") { const int s = std::atoi (next ().c_str ()); opt.cfg.min_size = {s, s}; }
@@ -373,7 +374,8 @@ int main (int argc, char **argv) {
     else if (a == "-h" || a == "--help") {
       std::printf ("usage: %s --model NAME [--device SEL] [--streams 1,4,16,32,64] [--seconds 3] [--warmup 20]\n"
                    "       [--slots 2] [--threads 0] [--rate 0] [--tuning KEY=VALUE;...] [--min-size 24]\n"
-                   "       [--tile WxH] [--profile] [--lead-in S] [--label TEXT] [--json FILE] FRAME.pgm\n", argv[0]);
+                   "       [--tile WxH] [--profile] [--lead-in S] [--label TEXT] [--max-device-memory BYTES]\n"
+                   "       [--json FILE] FRAME.pgm\n", argv[0]);
       return 0;
     } else frame_path = a;
   }

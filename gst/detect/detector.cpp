@@ -3,6 +3,7 @@
 // every family (core/family.h).
 #include "detector.h"
 
+#include "cl/budget.h"
 #include "families/registry.h"
 #include "runtime/runtime.h"
 
@@ -79,6 +80,11 @@ struct Detector::Impl {
   // ~25 us a frame: worth it only when there is compute to overlap).
   int upload_mode = 0;
   int read_prefix = 1023; // pairs read back with the frame (the rest in collect())
+  // Device memory (cl/budget.h): the budget, what setup() charged to it (the
+  // model's constants) and what the last geometry did (the frames in flight,
+  // the family's planes).
+  uint64_t memory_limit = 0;
+  uint64_t model_bytes = 0, frame_bytes = 0;
 
   ~Impl () { rt.finish (); }
 
@@ -94,8 +100,12 @@ struct Detector::Impl {
     spec.options = "-cl-std=CL1.2 " + spec.options;
     if (Error e = rt.build (spec, tuning.build_options, &program, &from_cache))
       return e;
-    if (Error e = family->setup ({dev (), tuning, family->gpu_schedule ()}, *program))
-      return e;
+    {
+      cl::AllocationBudget budget (rt.info (), memory_limit);
+      if (Error e = family->setup ({dev (), tuning, family->gpu_schedule ()}, *program))
+        return e.kind == Error::Kind::Resource ? memory_error (std::move (e), budget, false, 0) : e;
+      model_bytes = budget.used ();
+    }
     upload_mode = tuning.upload_queue >= 0 ? tuning.upload_queue : (family->gpu_schedule () ? 2 : 0);
     if (upload_mode != 0)
       if (Error e = rt.add_upload_queue ())
@@ -113,14 +123,23 @@ struct Detector::Impl {
     host_syncs++;
     if (Error e = rt.finish ())
       return e;
+    // no frame runs on the family's buffers until they are whole again
+    geom_dirty = true;
     auto g = std::make_shared<PyramidGeometry> (family->plan (w, h, search));
     layout = {format, w, h};
     src_size = static_cast<size_t> (layout.stride ()) * h;
-    if (Error e = cl::make_buffer (dev (), &src, rt.has_upload_queue () || cfg.share_frames ? 16 : src_size,
-                                   CL_MEM_READ_ONLY))
-      return e;
-    if (Error e = family->geometry (dev (), *g, layout, search))
-      return e;
+    // everything for this frame size within the budget, the slots' frames
+    // (made later, as frames arrive) reserved first
+    cl::AllocationBudget budget (rt.info (), memory_limit, model_bytes);
+    const uint64_t in_flight = in_flight_bytes ();
+    Error e = budget.reserve (in_flight);
+    if (!e)
+      e = cl::make_buffer (dev (), &src, rt.has_upload_queue () || cfg.share_frames ? 16 : src_size, CL_MEM_READ_ONLY);
+    if (!e)
+      e = family->geometry (dev (), *g, layout, search);
+    if (e)
+      return e.kind == Error::Kind::Resource ? memory_error (std::move (e), budget, true, in_flight) : e;
+    frame_bytes = budget.used () - model_bytes;
     geom = std::move (g);
     geom_dirty = false;
     params_dirty = true;
@@ -129,6 +148,52 @@ struct Detector::Impl {
 
   size_t candidates_bytes () const {
     return (kCandidateHeader + 2 * static_cast<size_t> (cfg.hit_capacity)) * sizeof (cl_uint);
+  }
+
+  // The device buffers the slots hold for frames of the layout (prepare_slot,
+  // prepare_frame): each its candidates, and its frame where frames are
+  // uploaded to a buffer per slot (with the chroma of a shared grey frame).
+  uint64_t in_flight_bytes () const {
+    uint64_t frame = 0;
+    if (cfg.share_frames)
+      frame = src_size + (layout.format == PixelFormat::Gray8
+                              ? 2 * static_cast<uint64_t> ((layout.width + 1) / 2) * ((layout.height + 1) / 2)
+                              : 0);
+    else if (rt.has_upload_queue ())
+      frame = src_size;
+    return static_cast<uint64_t> (cfg.slots) * (frame + candidates_bytes ());
+  }
+
+  // A refusal of the budget (or of the device's largest allocation) said for
+  // people: what needs how much, the limit and what makes it grow.
+  Error memory_error (Error e, const cl::AllocationBudget &b, bool frames, uint64_t in_flight) const {
+    const ModelInfo &mi = family->info ();
+    const size_t slash = mi.path.rfind ('/');
+    std::string s = "not enough device memory for the " + mi.family + " model " +
+                    name_for_message (slash == std::string::npos ? mi.path : mi.path.substr (slash + 1), 80);
+    if (frames)
+      s += " on " + std::to_string (layout.width) + "x" + std::to_string (layout.height) + " frames";
+    s += ": ";
+    if (b.too_large ()) {
+      s += "a buffer of " + cl::size_text (b.too_large ()) + " is larger than the largest " + rt.info ().name +
+           " allocates (" + cl::size_text (b.max_alloc ()) + ")";
+    } else if (b.needed ()) {
+      s += "it needs at least " + cl::size_text (b.needed ());
+      if (frames) {
+        // the planes: what the family asked for before the refusal (none
+        // where the frames in flight alone were refused)
+        const uint64_t planes = b.needed () - std::min (b.needed (), model_bytes + in_flight);
+        s += " (model " + cl::size_text (model_bytes) + ", " + std::to_string (cfg.slots) + " frames in flight " +
+             cl::size_text (in_flight) + (planes ? ", planes " + cl::size_text (planes) : std::string ()) + ")";
+      }
+      s += ", over the limit of " + cl::size_text (b.limit ()) +
+           (cfg.max_device_memory ? " (max-device-memory)" : " (max-device-memory's default: half the device's memory)");
+    } else {
+      s += e.message;
+    }
+    if (frames)
+      s += "; it grows with the frame's area and " + family->memory_hint ();
+    return {s, Error::Kind::Resource};
   }
 
   Error prepare_slot (Slot &s, size_t staging) {
@@ -369,8 +434,9 @@ Error Detector::create (const DetectorConfig &config, std::unique_ptr<Detector> 
   // rather than the detector's own.
   if (Error e = m.rt.open (config.device, config.share, config.profile, m.tuning.queues))
     return std::move (e).as (Kind::Device);
+  m.memory_limit = config.max_device_memory ? config.max_device_memory : cl::default_memory_budget (m.rt.info ());
   if (Error e = m.build ())
-    return std::move (e).as (Kind::Build);
+    return e.kind == Kind::Resource ? e : std::move (e).as (Kind::Build);
   m.slots.resize (m.cfg.slots);
   for (Slot &s : m.slots)
     if (Error e = m.prepare_results (s))
@@ -408,6 +474,12 @@ Error Detector::submit (const Frame &f, int *ticket) {
   it->geom = m.geom;
   *ticket = static_cast<int> (it - m.slots.begin ());
   return {};
+}
+
+Error Detector::prepare (int width, int height, PixelFormat format) {
+  if (width <= 0 || height <= 0)
+    return "invalid frame size";
+  return impl_->ensure_geometry (width, height, format);
 }
 
 bool Detector::ready (int ticket) const {
@@ -516,6 +588,8 @@ void Detector::set_threshold (std::optional<double> threshold) {
   impl_->params_dirty = true;
 }
 
+uint64_t Detector::device_memory () const { return impl_->model_bytes + impl_->frame_bytes; }
+uint64_t Detector::device_memory_limit () const { return impl_->memory_limit; }
 const cl::DeviceInfo &Detector::device () const { return impl_->rt.info (); }
 cl_context Detector::context () const { return impl_->rt.device ().context.get (); }
 const std::vector<std::string> &Detector::phases () const { return impl_->family->phases (); }

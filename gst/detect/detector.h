@@ -48,6 +48,11 @@ struct DetectorConfig {
   int levels_per_octave = 0;
   int shrink = 0;
   int slots = 2;                                  // frames in flight
+  // Device memory the detector may hold, in bytes: the model's constants,
+  // its planes for the frame size and the frames in flight (cl/budget.h);
+  // more is refused with an error of kind Resource before it is allocated.
+  // 0: cl::default_memory_budget, half the device's global memory.
+  uint64_t max_device_memory = 0;
   int hit_capacity = 16384;                       // raw candidates read back per frame
   bool profile = false;                           // keep per-command events for stage times
   // Upload each frame straight from the caller's memory (which must then stay
@@ -92,12 +97,21 @@ struct FrameResult {
 class Detector {
 public:
   // Loads the model, opens the device and builds the kernels.  The error's
-  // kind says which failed (Config, Model, Device, Build).
+  // kind says which failed (Config, Model, Device, Build; Resource where the
+  // model's constants alone need more than max_device_memory).
   static Error create (const DetectorConfig &config, std::unique_ptr<Detector> *out);
   ~Detector ();
 
+  // Plans and allocates what frames of this size and format need, as the
+  // first submit() of such a frame otherwise does: an error of kind Resource
+  // where that is more device memory than max_device_memory or a buffer
+  // larger than the device allocates (the message says how much, the limit
+  // and what makes it grow); nothing is then allocated for the frame size.
+  Error prepare (int width, int height, PixelFormat format);
+
   // Enqueues a frame into a free slot; `*ticket` names it for collect().
-  // Fails when no slot is free.  The frame's memory may be reused once
+  // Fails when no slot is free, and as prepare() fails for a new frame size
+  // or search (kind Resource).  The frame's memory may be reused once
   // submit() returns (it is copied into pinned staging memory), unless
   // direct_upload is set: then it must stay valid until collect()/discard().
   Error submit (const Frame &frame, int *ticket);
@@ -123,6 +137,11 @@ public:
   void set_search (double scale_factor, Size2 min_size, Size2 max_size);
   void set_min_neighbors (int n);
   void set_threshold (std::optional<double> threshold);
+
+  // Device memory held for the model and the last prepared frame size
+  // (what the budget counted), and the budget itself.
+  uint64_t device_memory () const;
+  uint64_t device_memory_limit () const;
 
   const cl::DeviceInfo &device () const;
   cl_context context () const;

@@ -178,23 +178,28 @@ int main (int argc, char **argv) {
   expect_error (tiny ("<Anchor>\n<_>\n1.9 -0.5 \n</_>", "<Anchor>\n<x>\n1.9 -0.5 \n</x>"),
                 "<Anchor><x> (line 30): only <_> items expected");
   expect_error (tiny ("<LocationWeight>\n<_>\n0 -0.2 0.2 \n</_>\n</LocationWeight>", ""), "no <LocationWeight>");
-  // every filter together is capped: 33 roots of 64 x 64 cells are 4325376 coefficients
+  // every filter together is capped: 33 filters of 64 x 64 cells (16 roots, 17 parts) are 4325376 coefficients
   {
     std::string big = "<opencv_storage><SBin>8</SBin><Interval>5</Interval><MaxSizeX>2</MaxSizeX><MaxSizeY>1</MaxSizeY>"
-                      "<NumComponents>33</NumComponents><NumFeatures>32</NumFeatures><ScoreThreshold>0</ScoreThreshold>"
+                      "<NumComponents>16</NumComponents><NumFeatures>32</NumFeatures><ScoreThreshold>0</ScoreThreshold>"
                       "<Bias>";
-    for (int c = 0; c < 33; c++)
+    for (int c = 0; c < 16; c++)
       big += "0 ";
-    big += "</Bias><NumParts>";
-    for (int c = 0; c < 33; c++)
-      big += "0 ";
+    big += "</Bias><NumParts>2 ";
+    for (int c = 1; c < 16; c++)
+      big += "1 ";
     big += "</NumParts><RootFilters>";
     std::string data;
     for (int i = 0; i < 64 * 64 * 32; i++)
       data += "0 ";
-    for (int c = 0; c < 33; c++)
-      big += "<_ type_id=\"opencv-matrix\"><rows>64</rows><cols>2048</cols><dt>d</dt><data>" + data + "</data></_>";
-    big += "</RootFilters></opencv_storage>";
+    const std::string filter =
+        "<_ type_id=\"opencv-matrix\"><rows>64</rows><cols>2048</cols><dt>d</dt><data>" + data + "</data></_>";
+    for (int c = 0; c < 16; c++)
+      big += filter;
+    big += "</RootFilters><PartFilters>";
+    for (int p = 0; p < 17; p++)
+      big += filter;
+    big += "</PartFilters></opencv_storage>";
     expect_error (big, "the filters hold more than 4194304 coefficients together");
   }
   return finish ();

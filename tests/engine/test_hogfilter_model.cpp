@@ -155,7 +155,8 @@ int main () {
     expect_error (edited ("block 16 8", "block 8 8", true), "blocks of 8 pixels every 8 are not supported");
     expect_error (edited ("win-sigma 3.5", "win-sigma 0", true), "line 7, column 11: 'win-sigma' must be a number");
     expect_error (edited ("l2-hys 0.25", "l2-hys 2", true), "'l2-hys' must be a number above 0, at most 1");
-    expect_error (edited ("scale 1.1\n", "scale 1\n", true), "'scale' must be a number above 1");
+    expect_error (edited ("scale 1.1\n", "scale 1\n", true), "'scale' must be a number from 1.01 to 4");
+    expect_error (edited ("scale 1.1\n", "scale 1.001\n", true), "'scale' must be a number from 1.01 to 4");
     expect_error (edited ("gamma 0", "gamma 2", true), "gamma must be 1");
     expect_error (edited ("group 3 0.3\n", "group 3 1.5\n", true), "the group eps must be a number from 0 to 1");
     expect_error (edited ("filters 1", "filters 2", true), "hog-dt models hold one filter");

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <vector>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,18 +130,49 @@ static std::string dpm (const std::string &t) {
   DpmModel m;
   return parse_dpm_xml (t, &m).message;
 }
-// A cv::dpm model of `n` root-only components, each root `rows` x `cols`
-// cells holding `data`.
+// A cv::dpm model: its header's values, and parts[c] parts for each
+// component c; every filter (roots and parts) `rows` x `cols` cells holding
+// `data` (empty: zeros).
+struct DpmText {
+  int sbin = 8, interval = 5, pad_x = 2, pad_y = 2;
+  std::vector<int> parts{0};
+  int rows = 1, cols = 1;
+  std::string data;
+};
+static std::string dpm_text (const DpmText &d) {
+  const size_t n = d.parts.size ();
+  int nparts = 0;
+  std::string counts;
+  for (int p : d.parts) {
+    nparts += p;
+    counts += std::to_string (p) + " ";
+  }
+  const std::string data = d.data.empty () ? repeat ("0 ", 2 * static_cast<size_t> (d.rows) * d.cols * 32) : d.data;
+  const std::string filter = "<_ type_id=\"opencv-matrix\"><rows>" + std::to_string (d.rows) + "</rows><cols>" +
+                             std::to_string (d.cols * 32) + "</cols><dt>d</dt><data>" + data + "</data></_>";
+  std::string s = "<opencv_storage><SBin>" + std::to_string (d.sbin) + "</SBin><Interval>" +
+                  std::to_string (d.interval) + "</Interval><MaxSizeX>" + std::to_string (d.pad_x) +
+                  "</MaxSizeX><MaxSizeY>" + std::to_string (d.pad_y) + "</MaxSizeY><NumComponents>" +
+                  std::to_string (n) + "</NumComponents><NumFeatures>32</NumFeatures><ScoreThreshold>0"
+                  "</ScoreThreshold><Bias>" + repeat ("0 ", 2 * n) + "</Bias><NumParts>" + counts +
+                  "</NumParts><RootFilters>";
+  for (size_t c = 0; c < n; c++)
+    s += filter;
+  s += "</RootFilters><PartFilters>";
+  for (int p = 0; p < nparts; p++)
+    s += filter;
+  return s + "</PartFilters><Anchor>" + repeat ("<_>1 1</_>", 10 * nparts) + "</Anchor><Deformation>" +
+         repeat ("<_>0.1 0 0.1 0</_>", 18 * nparts) + "</Deformation><LocationWeight>" +
+         repeat ("<_>0 0 0</_>", 12 * n) + "</LocationWeight></opencv_storage>";
+}
+// `n` root-only components, each root `rows` x `cols` cells holding `data`.
 static std::string dpm_model (int n, int rows, int cols, const std::string &data) {
-  std::string s = "<opencv_storage><SBin>8</SBin><Interval>5</Interval><MaxSizeX>2</MaxSizeX><MaxSizeY>2</MaxSizeY>"
-                  "<NumComponents>" + std::to_string (n) + "</NumComponents><NumFeatures>32</NumFeatures>"
-                  "<ScoreThreshold>0</ScoreThreshold><Bias>" + repeat ("0 ", 2 * n) + "</Bias><NumParts>" +
-                  repeat ("0 ", 2 * n) + "</NumParts><RootFilters>";
-  for (int c = 0; c < n; c++)
-    s += "<_ type_id=\"opencv-matrix\"><rows>" + std::to_string (rows) + "</rows><cols>" + std::to_string (cols * 32) +
-         "</cols><dt>d</dt><data>" + data + "</data></_>";
-  return s + "</RootFilters><PartFilters/><Anchor/><Deformation/><LocationWeight>" + repeat ("<_>0 0 0</_>", 12 * n) +
-         "</LocationWeight></opencv_storage>";
+  DpmText d;
+  d.parts.assign (n, 0);
+  d.rows = rows;
+  d.cols = cols;
+  d.data = data;
+  return dpm_text (d);
 }
 static std::string registry (const std::string &t) {
   std::unique_ptr<Family> f;
@@ -275,16 +307,56 @@ int main () {
   run_case ("registry: billion laughs", laughs, registry,
             "document type declarations are not allowed|entity reference loop");
 
-  // cv::dpm models: every filter's coefficients together at their cap and one
-  // filter past it, 10 MiB of values in a 1 x 1 filter, one 10 MiB value.
+  // cv::dpm models: every filter's coefficients together at their cap (16
+  // components of a root and a part, 64 x 64 cells each) and one filter past
+  // it, 10 MiB of values in a 1 x 1 filter, one 10 MiB value.
   {
-    const std::string full = repeat ("0 ", 2 * 64 * 64 * 32);
-    run_case ("dpm: 2^22 coefficients", dpm_model (32, 64, 64, full), dpm, "");
-    run_case ("dpm: 2^22 + 131072 coefficients", dpm_model (33, 64, 64, full), dpm,
-              "more than 4194304 coefficients together");
+    DpmText d;
+    d.parts.assign (16, 1);
+    d.rows = d.cols = 64;
+    run_case ("dpm: 2^22 coefficients", dpm_text (d), dpm, "");
+    d.parts[0] = 2;
+    run_case ("dpm: 2^22 + 131072 coefficients", dpm_text (d), dpm, "more than 4194304 coefficients together");
     run_case ("dpm: 10 MiB of values in a 1x1 filter", dpm_model (1, 1, 1, repeat ("0.5 ", 10 * MiB)), dpm,
               "holds more than 32 values");
     run_case ("dpm: a 10 MiB value", dpm_model (1, 1, 1, repeat ("1", 10 * MiB)), dpm, "is not a finite number");
+  }
+
+  // cv::dpm's parameters that multiply a frame's memory: a 50 KB model of
+  // SBin 2, Interval 64, padding 64 x 64 and 64 parts of 1 x 1 cells asked
+  // for 8.4 GB of device memory on a 160 x 120 frame (and aborted inside the
+  // driver); each of them past its cap is refused, naming the field and the
+  // cap, and a model at every cap loads.
+  {
+    DpmText hostile;
+    hostile.sbin = 2;
+    hostile.interval = 64;
+    hostile.pad_x = hostile.pad_y = 64;
+    hostile.parts = {64};
+    run_case ("dpm: SBin 2, Interval 64, padding 64, 64 parts", dpm_text (hostile), dpm,
+              "<SBin> (line 1) = 2 is under the least value 4");
+    DpmText d = hostile;
+    d.sbin = 8;
+    run_case ("dpm: Interval 64", dpm_text (d), dpm, "<Interval> (line 1) = 64 is over the cap of 20");
+    d.interval = 5;
+    run_case ("dpm: MaxSizeX 64", dpm_text (d), dpm, "<MaxSizeX> (line 1) = 64 is over the cap of 32");
+    d.pad_x = 5;
+    run_case ("dpm: MaxSizeY 64", dpm_text (d), dpm, "<MaxSizeY> (line 1) = 64 is over the cap of 32");
+    d.pad_y = 15;
+    run_case ("dpm: 64 parts in a component", dpm_text (d), dpm,
+              "<NumParts> (line 1)[0] = 64 is over the cap of 32 parts a component");
+    d.parts.assign (17, 1);
+    run_case ("dpm: 17 components", dpm_text (d), dpm, "<NumComponents> (line 1) = 17 is over the cap of 16");
+    d.parts.assign (8, 20);
+    run_case ("dpm: 160 parts in all", dpm_text (d), dpm, "160 parts in all, over the cap of 128");
+    DpmText caps;
+    caps.sbin = kDpmMinSbin;
+    caps.interval = kDpmMaxInterval;
+    caps.pad_x = caps.pad_y = kDpmMaxPad;
+    caps.parts.assign (kDpmMaxComponents, kDpmMaxTotalParts / kDpmMaxComponents);
+    run_case ("dpm: every parameter at its cap", dpm_text (caps), dpm, "");
+    caps.parts.assign (kDpmMaxTotalParts / kDpmMaxParts, kDpmMaxParts);
+    run_case ("dpm: the most parts a component has", dpm_text (caps), dpm, "");
   }
 
   // Tuning strings.

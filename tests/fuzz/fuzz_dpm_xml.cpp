@@ -1,8 +1,8 @@
 // cv::dpm's model files (families/dpm/xml.cpp) over any bytes that are XML.
 // Beyond "no crash": a refused file leaves the model untouched and is named in under 400
 // bytes; a model that loads keeps every invariant the plan and the kernels
-// rely on (an even cell size, interval and padding within their caps, 1 to 64
-// components of at most 64 parts, filters of 1 to 64 cells a side with rows x
+// rely on (an even cell size, interval and padding within their caps, 1 to 16
+// components of at most 32 parts, 128 in all, filters of 1 to 64 cells a side with rows x
 // cols x 32 finite coefficients, at most kDpmMaxCoefficients together, finite
 // biases, weights and deformations, anchors within 1024 cells), and its plan
 // for a few frame sizes has levels only where cv::dpm has them.
@@ -41,14 +41,15 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
     FUZZ_CHECK (err.size () < 400, "a message of %zu bytes", err.size ());
     return 0;
   }
-  FUZZ_CHECK (m.sbin >= 2 && m.sbin <= kDpmMaxSbin && m.sbin % 2 == 0, "sbin %d", m.sbin);
+  FUZZ_CHECK (m.sbin >= kDpmMinSbin && m.sbin <= kDpmMaxSbin && m.sbin % 2 == 0, "sbin %d", m.sbin);
   FUZZ_CHECK (m.interval >= 1 && m.interval <= kDpmMaxInterval, "interval %d", m.interval);
   FUZZ_CHECK (m.pad_x >= 0 && m.pad_y >= 0 && m.pad_x <= kDpmMaxPad && m.pad_y <= kDpmMaxPad, "padding");
   FUZZ_CHECK (finite_within (m.threshold), "threshold");
   FUZZ_CHECK (!m.components.empty () && m.components.size () <= static_cast<size_t> (kDpmMaxComponents),
               "%zu components", m.components.size ());
-  size_t coefficients = 0;
+  size_t coefficients = 0, parts = 0;
   for (const DpmComponent &c : m.components) {
+    parts += c.parts.size ();
     FUZZ_CHECK (filter_ok (c.root), "a root filter");
     coefficients += c.root.coef.size ();
     FUZZ_CHECK (finite_within (c.bias) && finite_within (c.location[0]) && finite_within (c.location[1]) &&
@@ -64,6 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
     }
   }
   FUZZ_CHECK (coefficients <= kDpmMaxCoefficients, "%zu coefficients", coefficients);
+  FUZZ_CHECK (parts <= static_cast<size_t> (kDpmMaxTotalParts), "%zu parts in all", parts);
   for (const auto &[w, h] : {std::pair<int, int> {64, 48}, {640, 480}, {1, 1}}) {
     const DpmPlan p = plan_dpm (w, h, m);
     FUZZ_CHECK (p.levels.empty () || (p.max_scale >= m.interval &&

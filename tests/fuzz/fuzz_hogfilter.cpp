@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) {
   if (m.features == HogFeatures::DalalTriggs)
     FUZZ_CHECK (m.dims () == kDtDims && p.bins == 9 && p.block == 16 && p.block_stride == 8 && p.cell == 8 &&
                     m.filters.size () == 1 && p.win_sigma > 0 && p.win_sigma <= 1000 && p.l2hys > 0 && p.l2hys <= 1 &&
-                    p.scale > 1 && p.scale <= 4 && p.max_levels >= 1 && p.max_levels <= kHogMaxLevels &&
+                    p.scale >= kDtMinScale && p.scale <= 4 && p.max_levels >= 1 && p.max_levels <= kHogMaxLevels &&
                     p.group >= 0 && p.group <= 1000 && p.group_eps >= 0 && p.group_eps <= 1,
                 "hog-dt header");
   else

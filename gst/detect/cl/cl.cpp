@@ -1,5 +1,6 @@
 #include "cl.h"
 
+#include "budget.h"
 #include "cache.h"
 #include "shared.h"
 
@@ -130,6 +131,8 @@ std::vector<DeviceInfo> list_devices () {
       clGetDeviceInfo (d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof i.compute_units, &i.compute_units, nullptr);
       clGetDeviceInfo (d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof i.max_work_group, &i.max_work_group, nullptr);
       clGetDeviceInfo (d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof i.local_mem, &i.local_mem, nullptr);
+      clGetDeviceInfo (d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof i.global_mem, &i.global_mem, nullptr);
+      clGetDeviceInfo (d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof i.max_alloc, &i.max_alloc, nullptr);
       cl_device_fp_config fp = 0;
       clGetDeviceInfo (d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr);
       i.fp64 = fp != 0 || device_string (d, CL_DEVICE_EXTENSIONS).find ("cl_khr_fp64") != std::string::npos;
@@ -431,10 +434,32 @@ Error make_buffer (const Device &dev, Mem *m, size_t size, cl_mem_flags flags, c
     init = padded;
   }
   size = std::max<size_t> (size, sizeof (padded));
+  if (AllocationBudget *b = AllocationBudget::active ()) {
+    if (Error e = b->charge (size))
+      return e;
+  } else if (dev.info.max_alloc > 0 && size > dev.info.max_alloc) {
+    return {"a buffer of " + size_text (size) + " is larger than the largest " + dev.info.name + " allocates (" +
+                size_text (dev.info.max_alloc) + ")",
+            Error::Kind::Resource};
+  }
   m->reset (clCreateBuffer (dev.context.get (), flags | (init ? CL_MEM_COPY_HOST_PTR : 0), size,
                             const_cast<void *> (init), &st));
   if (st != CL_SUCCESS)
     return {"cannot allocate " + std::to_string (size) + " bytes on " + dev.info.name + ": " + status_to_string (st)};
+  return {};
+}
+
+Error make_buffers (const Device &dev, std::initializer_list<std::pair<Mem *, size_t>> buffers, cl_mem_flags flags) {
+  if (AllocationBudget *b = AllocationBudget::active ()) {
+    uint64_t total = 0;
+    for (const auto &[m, size] : buffers)
+      total += std::max<size_t> (size, 16);
+    if (Error e = b->check (total))
+      return e;
+  }
+  for (const auto &[m, size] : buffers)
+    if (Error e = make_buffer (dev, m, size, flags))
+      return e;
   return {};
 }
 

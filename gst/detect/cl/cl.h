@@ -11,6 +11,7 @@
 #include "error.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -100,6 +101,8 @@ struct DeviceInfo {
   cl_uint compute_units = 0;
   size_t max_work_group = 0;
   cl_ulong local_mem = 0;
+  cl_ulong global_mem = 0; // CL_DEVICE_GLOBAL_MEM_SIZE
+  cl_ulong max_alloc = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest buffer
   bool fp64 = false;
   std::string describe () const;
 };
@@ -200,9 +203,16 @@ Error create_kernel (const Program &prog, const char *name, Kernel *out);
 
 // A buffer of at least 16 bytes on the device's context (initialised from
 // `init` where given, for `size` bytes: the rest zero); the error names the
-// size and the device.
+// size and the device.  Charged to the thread's AllocationBudget where one is
+// active (budget.h); a buffer past the budget or larger than the device's
+// largest allocation is refused before the driver is asked (kind Resource).
 Error make_buffer (const Device &dev, Mem *m, size_t size, cl_mem_flags flags = CL_MEM_READ_WRITE,
                    const void *init = nullptr);
+// Several buffers (each `.first` of `.second` bytes), their total checked
+// against the active budget before any is made: a refusal names the whole
+// need and allocates none of them.
+Error make_buffers (const Device &dev, std::initializer_list<std::pair<Mem *, size_t>> buffers,
+                    cl_mem_flags flags = CL_MEM_READ_WRITE);
 // A read-only buffer holding `v` (16 zero bytes when empty).
 template <typename T> Error upload_vector (const Device &dev, Mem *m, const std::vector<T> &v) {
   if (v.empty ()) {

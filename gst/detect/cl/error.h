@@ -11,8 +11,11 @@ namespace gpudetect {
 
 class Error {
 public:
-  // What failed, where a caller needs to tell (Detector::create).
-  enum class Kind { Failed, Config, Model, Device, Build, Interrupted };
+  // What failed, where a caller needs to tell (Detector::create, submit).
+  // Resource: more device memory than the detector may hold (cl/budget.h)
+  // or a buffer larger than the device allocates.  Interrupted: a wait cut
+  // short (runtime::Interrupt).
+  enum class Kind { Failed, Config, Model, Device, Build, Resource, Interrupted };
 
   Error () = default;
   Error (std::string message, Kind kind = Kind::Failed) : message (std::move (message)), kind (kind) {}

@@ -138,6 +138,10 @@ public:
   // lost: a list of its own was full) and what gives it room; empty for
   // families that keep no list of their own.
   virtual const char *lost_hint () const { return ""; }
+  // What makes its device memory grow besides the frame's area, with the
+  // model's values (the Detector's message when the budget refuses it,
+  // cl/budget.h).
+  virtual std::string memory_hint () const { return "the pyramid's levels (scale-factor, min-size, max-size)"; }
 
   // Reads and checks its own expert knobs (Tuning::family: the keys its
   // family_option_keys entry declares, families/registry.h), before program().

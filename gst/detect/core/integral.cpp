@@ -76,9 +76,10 @@ Error IntegralPyramid::geometry (const cl::Device &dev, const PyramidGeometry &g
   // The CPU schedule's vector loads for 16 windows reach up to 32 values past
   // the last window's: room for them after the last level.
   const size_t slack = 64 * sizeof (cl_uint);
-  if (Error e = cl::make_buffer (dev, &sum_, (planes_.narrow ? plane / 2 : plane) + slack)) return e;
-  if (Error e = cl::make_buffer (dev, &sqsum_, planes_.sqsum ? plane + slack : 16)) return e;
-  if (Error e = cl::make_buffer (dev, &tilted_, planes_.tilted ? plane : 16)) return e;
+  if (Error e = cl::make_buffers (dev, {{&sum_, (planes_.narrow ? plane / 2 : plane) + slack},
+                                        {&sqsum_, planes_.sqsum ? plane + slack : 16},
+                                        {&tilted_, planes_.tilted ? plane : 16}}))
+    return e;
 
   src_stride_ = layout.stride ();
   src_bpp_ = layout.bpp ();

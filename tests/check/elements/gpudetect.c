@@ -961,6 +961,68 @@ GST_START_TEST (test_dpm_model)
 }
 GST_END_TEST;
 
+/* max-device-memory: a model and frame size past it fail negotiation (the
+ * model's constants alone: start) with a RESOURCE/NO_SPACE_LEFT error whose
+ * debug text says how much they need and the limit, within seconds and
+ * before the frame's planes are allocated; within it the stream runs, and a
+ * renegotiation to a frame size past it fails with the same error. */
+static void expect_memory_error (GstBus *bus, const char *debug_part)
+{
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no error posted");
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (err->domain == GST_RESOURCE_ERROR && err->code == GST_RESOURCE_ERROR_NO_SPACE_LEFT, "%s (%s)",
+      err->message, dbg);
+  fail_unless (dbg != NULL && strstr (dbg, debug_part) != NULL, "debug text: %s", dbg);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (m);
+}
+
+GST_START_TEST (test_max_device_memory)
+{
+  const gint64 t0 = g_get_monotonic_time ();
+  expect_error_full ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,width=1920,height=1080 ! "
+      "gpudetect model=dpm-inriaperson max-device-memory=8388608 ! fakesink", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NO_SPACE_LEFT, 60, "Not enough OpenCL device memory for detection model \"dpm-inriaperson\".",
+      "over the limit of 8.00 MiB (max-device-memory)", "gpudetect");
+  expect_error_full ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,width=320,height=240 ! "
+      "gpudetect model=dpm-inriaperson max-device-memory=16384 ! fakesink", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NO_SPACE_LEFT, 60, NULL, "it needs at least", "gpudetect");
+  GST_INFO ("refused in %.2f s", (g_get_monotonic_time () - t0) / 1e6);
+
+  /* within 8 MiB, the face; then 4096x4096 frames, past it */
+  GstHarness *h = new_harness (FACE_PROPS " max-device-memory=8388608", GST_VIDEO_FORMAT_GRAY8, face_image.width,
+      face_image.height);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0)), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  GstBuffer *b = gst_harness_pull (h);
+  assert_face (b, 0, 0, face_image.width, face_image.height);
+  gst_buffer_unref (b);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  gst_harness_push_event (h, gst_event_new_flush_start ());
+  gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
+  /* (not gst_harness_set_src_caps, which asserts that the caps are taken) */
+  gst_harness_push_event (h, gst_event_new_caps (gst_caps_from_string ("video/x-raw,format=GRAY8,width=4096,"
+      "height=4096,framerate=30/1")));
+  GstSegment segment;
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+  Gray big = {4096, 4096, g_malloc0 (4096 * 4096)};
+  fail_unless_equals_int (gst_harness_push (h, make_frame (&big, GST_VIDEO_FORMAT_GRAY8, GST_SECOND)),
+      GST_FLOW_NOT_NEGOTIATED);
+  expect_memory_error (bus, "on 4096x4096 frames: it needs at least");
+  g_free (big.pixels);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static Suite *gpudetect_suite (void)
 {
   Suite *s = suite_create ("gpudetect");
@@ -985,6 +1047,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_program_builds);
   tcase_add_test (tc, test_hog_people);
   tcase_add_test (tc, test_dpm_model);
+  tcase_add_test (tc, test_max_device_memory);
   return s;
 }
 

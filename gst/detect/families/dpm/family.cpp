@@ -114,6 +114,12 @@ public:
   }
 
   Error options (const Tuning &t) override { return check_hog_eval (t); }
+  std::string memory_hint () const override {
+    return "the model's SBin " + std::to_string (model_.sbin) + " (pixels a cell), Interval " +
+           std::to_string (model_.interval) + " (levels an octave), padding MaxSizeX x MaxSizeY " +
+           std::to_string (model_.pad_x) + "x" + std::to_string (model_.pad_y) + " cells, and filters (" +
+           std::to_string (model_.components.size ()) + " components, " + std::to_string (nparts_) + " parts)";
+  }
   GPUDETECT_FAMILY_CALLS
   Error parameters (const SearchParams &p) override;
 
@@ -309,7 +315,7 @@ Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, cons
   const int nl = static_cast<int> (dp.levels.size ());
   if (dp.feat_plane * static_cast<size_t> (std::max (nplanes_, kDpmDims)) >= (size_t (1) << 31) ||
       dp.dt_plane * static_cast<size_t> (std::max (nparts_, 1)) >= (size_t (1) << 31))
-    return {"frame too large for the deformable part model's planes"};
+    return {"frame too large for the deformable part model's planes (2^31 values a plane)", Error::Kind::Resource};
   // tables
   std::vector<cl_int> lv (std::max (nl, 1) * kLevelInts, 0);
   for (int li = 0; li < nl; li++) {
@@ -425,16 +431,16 @@ Error DpmFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, cons
     return e;
   const size_t plane = std::max<size_t> (dp.feat_plane, 1), dtp = std::max<size_t> (dp.dt_plane, 1);
   const size_t real = fp64_ ? sizeof (double) : sizeof (float);
-  for (auto [m, n] : {std::pair<cl::Mem *, size_t> {&pix_, std::max<size_t> (dp.pixels, 1) * real},
-                      {&grad_o_, std::max<size_t> (dp.pixels, 1)},
-                      {&grad_v_, std::max<size_t> (dp.pixels, 1) * real},
-                      {&cells_buf_, std::max<size_t> (dp.cells, 1) * 20 * real},
-                      {&feats_, (plane * kDpmDims + 2 * kTile) * sizeof (float)},
-                      {&resp_, plane * std::max (nplanes_, 1) * sizeof (float)},
-                      {&dt_rows_buf_, dtp * std::max (nparts_, 1) * sizeof (float)},
-                      {&dt_, dtp * std::max (nparts_, 1) * sizeof (float)}})
-    if (Error e = cl::make_buffer (dev, m, n))
-      return e;
+  // together, so that a budget that refuses them says their whole size
+  if (Error e = cl::make_buffers (dev, {{&pix_, std::max<size_t> (dp.pixels, 1) * real},
+                                        {&grad_o_, std::max<size_t> (dp.pixels, 1)},
+                                        {&grad_v_, std::max<size_t> (dp.pixels, 1) * real},
+                                        {&cells_buf_, std::max<size_t> (dp.cells, 1) * 20 * real},
+                                        {&feats_, (plane * kDpmDims + 2 * kTile) * sizeof (float)},
+                                        {&resp_, plane * std::max (nplanes_, 1) * sizeof (float)},
+                                        {&dt_rows_buf_, dtp * std::max (nparts_, 1) * sizeof (float)},
+                                        {&dt_, dtp * std::max (nparts_, 1) * sizeof (float)}}))
+    return e;
   for (size_t bi = 0; bi < banks_.size (); bi++)
     if (ffts_[bi])
       if (Error e = ffts_[bi]->geometry (fft_levels[bi], plane, feats_, fft_thresholds_))

@@ -70,13 +70,19 @@ struct DpmModel {
   std::string path, default_label; // set by the file loader
 };
 
-// Limits of what a file may hold (models/README.md).
-constexpr int kDpmMaxComponents = 64;
-constexpr int kDpmMaxParts = 64;         // per component
+// Limits of what a file may hold (models/README.md).  The parameters that
+// multiply the memory and work of a frame (levels an octave, padding, cell
+// size, filters) are capped at a few times what real models use
+// (inriaperson.xml: SBin 8, Interval 5, padding 5 x 15, 2 components of 8
+// parts; Felzenszwalb's VOC models: Interval 10, up to 6 components of 8 parts).
+constexpr int kDpmMaxComponents = 16;
+constexpr int kDpmMaxParts = 32;         // per component
+constexpr int kDpmMaxTotalParts = 128;   // every component's together
 constexpr int kDpmMaxFilterSide = 64;    // cells
+constexpr int kDpmMinSbin = 4;           // parts' cells of SBin / 2 pixels
 constexpr int kDpmMaxSbin = 64;
-constexpr int kDpmMaxInterval = 64;
-constexpr int kDpmMaxPad = 64;
+constexpr int kDpmMaxInterval = 20;
+constexpr int kDpmMaxPad = 32;
 constexpr int kDpmMaxAnchor = 1024;
 constexpr size_t kDpmMaxCoefficients = 1u << 22; // every filter together (inriaperson.xml: 23232)
 constexpr double kDpmMaxValue = 1e6;     // |coefficient|, |bias|, |weight|, |deformation|, |threshold|

@@ -4,6 +4,7 @@
 // element, its index and its line.
 #include "model.h"
 
+#include "core/numbers.h"
 #include "core/xml.h"
 
 #include <cmath>
@@ -90,6 +91,10 @@ Error int_field (const xmlNode *root, const char *name, int lo, int hi, int *v) 
   double d;
   if (Error e = real_field (root, name, &d))
     return e;
+  if (d == std::floor (d) && (d > hi || d < lo))
+    return where (xml::child (root, name), name) + " = " + xml::excerpt (number_text (d)) + " is " +
+           (d > hi ? "over the cap of " + std::to_string (hi) : "under the least value " + std::to_string (lo)) +
+           " (models/README.md)";
   if (!integral (d, lo, hi))
     return where (xml::child (root, name), name) + " = " + xml::excerpt (std::to_string (d)) +
            " is not an integer in [" + std::to_string (lo) + ", " + std::to_string (hi) + "]";
@@ -200,7 +205,7 @@ Error read_dpm_storage (const xmlNode *root, DpmModel *out) {
     return "not a cv::dpm model (<opencv_storage> with <RootFilters>)";
   DpmModel m;
   int ncomp = 0, nfeat = 0;
-  if (Error e = int_field (root, "SBin", 2, kDpmMaxSbin, &m.sbin))
+  if (Error e = int_field (root, "SBin", kDpmMinSbin, kDpmMaxSbin, &m.sbin))
     return e;
   if (m.sbin % 2 != 0)
     return where (xml::child (root, "SBin"), "SBin") + " = " + std::to_string (m.sbin) +
@@ -233,12 +238,18 @@ Error read_dpm_storage (const xmlNode *root, DpmModel *out) {
     return e;
   size_t nparts = 0;
   for (int c = 0; c < ncomp; c++) {
+    if (v[c] == std::floor (v[c]) && v[c] > kDpmMaxParts)
+      return where (n, "NumParts") + "[" + std::to_string (c) + "] = " + number_text (v[c]) +
+             " is over the cap of " + std::to_string (kDpmMaxParts) + " parts a component (models/README.md)";
     if (!integral (v[c], 0, kDpmMaxParts))
       return where (n, "NumParts") + "[" + std::to_string (c) + "] = " + std::to_string (v[c]) +
              " is not an integer in [0, " + std::to_string (kDpmMaxParts) + "]";
     m.components[c].parts.resize (static_cast<size_t> (v[c]));
     nparts += m.components[c].parts.size ();
   }
+  if (nparts > static_cast<size_t> (kDpmMaxTotalParts))
+    return where (n, "NumParts") + ": " + std::to_string (nparts) + " parts in all, over the cap of " +
+           std::to_string (kDpmMaxTotalParts) + " for every component's together (models/README.md)";
   std::vector<DpmFilter> roots, parts;
   size_t total = 0;
   if ((e = filters (root, "RootFilters", ncomp, &roots, &total)))

@@ -55,6 +55,11 @@ public:
            "gives fewer windows";
   }
 
+  std::string memory_hint () const override {
+    return "the pyramid's levels an octave (the model's " + std::to_string (model_.levels_per_octave) +
+           ", property levels-per-octave) and min-size";
+  }
+
   Error options (const Tuning &t) override {
     return tuning_list (t, "forest-regroup", 4, 1, 100000, true, true, "increasing stages", &regroup_, &regroup_set_);
   }
@@ -240,10 +245,10 @@ Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, c
   if (Error e = cl::upload_vector (dev, &levels_, lv)) return e;
   if (Error e = cl::upload_vector (dev, &segs_, segs)) return e;
   const size_t plane = static_cast<size_t> (std::max (g.rows, 1)) * std::max (g.stride, 1) * sizeof (cl_int);
-  if (Error e = cl::make_buffer (dev, &blurred_, static_cast<size_t> (std::max (pixels_, 1)) * sizeof (cl_ushort)))
+  if (Error e = cl::make_buffers (dev, {{&blurred_, static_cast<size_t> (std::max (pixels_, 1)) * sizeof (cl_ushort)},
+                                        {&raw_, plane},
+                                        {&atlas_, plane}}))
     return e;
-  if (Error e = cl::make_buffer (dev, &raw_, plane)) return e;
-  if (Error e = cl::make_buffer (dev, &atlas_, plane)) return e;
 
   layout_ = layout;
   stride_ = g.stride;

@@ -357,13 +357,10 @@ Error DtDevice::geometry (const cl::Device &dev, const DtPlan &plan, const Frame
   if (Error e = cl::upload_vector (dev, &block_rows_, brow))
     return e;
   const size_t np = std::max<size_t> (plan.pixels, 1);
-  if (Error e = cl::make_buffer (dev, &pix_, np))
-    return e;
-  if (Error e = cl::make_buffer (dev, &grad_, np * 2 * sizeof (float)))
-    return e;
-  if (Error e = cl::make_buffer (dev, &bins_, np * 2))
-    return e;
-  if (Error e = cl::make_buffer (dev, &feats_, std::max<size_t> (plan.blocks, 1) * kDtDims * sizeof (float)))
+  if (Error e = cl::make_buffers (dev, {{&pix_, np},
+                                        {&grad_, np * 2 * sizeof (float)},
+                                        {&bins_, np * 2},
+                                        {&feats_, std::max<size_t> (plan.blocks, 1) * kDtDims * sizeof (float)}}))
     return e;
   layout_ = layout;
   image_width_ = plan.image_width;

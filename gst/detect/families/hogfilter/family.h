@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/family.h"
+#include "core/numbers.h"
 #include "filtereval.h"
 #include "model.h"
 
@@ -16,6 +17,17 @@ namespace gpudetect {
 class HogFilterFamilyBase : public ModelFamily<HogFilterModel> {
 public:
   Error options (const Tuning &t) override { return check_hog_eval (t); }
+  std::string memory_hint () const override {
+    const std::string filters = std::to_string (model_.filters.size ()) + " filters of " +
+                                std::to_string (model_.rows) + "x" + std::to_string (model_.cols);
+    if (model_.features == HogFeatures::DalalTriggs)
+      return "the pyramid's levels (the model's scale " + number_text (model_.dt.scale) + ", max-levels " +
+             std::to_string (model_.dt.max_levels) + ") and " + filters;
+    return "the pyramid's levels (the model's pyramid-down " + std::to_string (model_.pyramid_down) +
+           ", min-level " + std::to_string (model_.min_level_width) + "x" +
+           std::to_string (model_.min_level_height) + ", max-levels " + std::to_string (model_.max_levels) + ") and " +
+           filters;
+  }
   // Each filter keeps the positions whose dot product reaches the threshold
   // plus its bias (FHOG: score = dot - bias; Dalal-Triggs: bias = -rho).
   Error parameters (const SearchParams &p) override {

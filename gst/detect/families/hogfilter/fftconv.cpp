@@ -1,5 +1,6 @@
 #include "fftconv.h"
 
+#include "cl/budget.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -162,12 +163,12 @@ Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size_t p
   PatchworkWork work;
   work.dims = dims;
   work.filters = nf;
-  cl_ulong max_alloc = 0, global_mem = 0;
-  const cl_device_id id = dev_->info.id;
-  GPUDETECT_CL_TRY (clGetDeviceInfo (id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
-  GPUDETECT_CL_TRY (clGetDeviceInfo (id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global_mem, &global_mem, nullptr));
-  work.max_buffer = std::min<uint64_t> (max_alloc, uint64_t (1) << 31); // int offsets in the kernels
-  work.max_total = global_mem / 2;
+  work.max_buffer = std::min<uint64_t> (dev_->info.max_alloc, uint64_t (1) << 31); // int offsets in the kernels
+  work.max_total = dev_->info.global_mem / 2;
+  // within what the detector's device memory budget leaves (cl/budget.h)
+  cl::AllocationBudget *budget = cl::AllocationBudget::active ();
+  if (budget)
+    work.max_total = std::min (work.max_total, budget->remaining ());
   plan_ = plan_patchworks (rects, work);
   places_ = plan_.places;
   bool any = false;
@@ -177,12 +178,20 @@ Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size_t p
     return {};
   if (plan_.count == 0)
     return {"the FFT evaluation of " + std::to_string (nf) + " filters of " + std::to_string (bank_.rows) + "x" +
-            std::to_string (bank_.cols) + "x" + std::to_string (dims) + " needs more device memory than " +
-            dev_->info.name + " has for these frames"};
+                std::to_string (bank_.cols) + "x" + std::to_string (dims) + " needs more device memory than " +
+                (budget ? "the " + cl::size_text (work.max_total) + " the budget leaves" : dev_->info.name + " has") +
+                " for these frames",
+            Error::Kind::Resource};
   if (plane >= (size_t (1) << 31) / static_cast<size_t> (dims))
     return {"feature planes too large for the FFT evaluation"};
   const int rows = plan_.rows, cols = plan_.cols, stride = cols + 2, patches = plan_.count;
   const size_t patch_floats = static_cast<size_t> (rows) * stride;
+  // the map below and the buffers: refused before any is made
+  const bool keep_spectra = spectra_rows_ == rows && spectra_cols_ == cols;
+  if (budget)
+    if (Error e = budget->check (patch_floats * patches * (1 + dims + nf) * 4 +
+                                 (keep_spectra ? 0 : patch_floats * nf * dims * 4)))
+      return e;
 
   // where each float of a patchwork's dimension plane comes from
   std::vector<cl_int> map (patch_floats * patches, -1);
@@ -217,10 +226,13 @@ Error FftCorrelator::geometry (const std::vector<FeatureLevel> &levels, size_t p
     return e;
   if (Error e = cl::upload_vector (*dev_, &prows_, prows))
     return e;
-  if (Error e = cl::make_buffer (*dev_, &patches_, patch_floats * patches * dims * 4))
+  if (Error e = cl::make_buffers (*dev_, {{&patches_, patch_floats * patches * dims * 4},
+                                          {&out_, patch_floats * patches * nf * 4}}))
     return e;
-  if (Error e = cl::make_buffer (*dev_, &out_, patch_floats * patches * nf * 4))
-    return e;
+  // the filters' spectra of this size, kept from a geometry before, are held too
+  if (budget && keep_spectra)
+    if (Error e = budget->reserve (patch_floats * nf * dims * 4))
+      return e;
   if (Error e = plan_for (rows, cols, patches * dims, VkfftPlan::Direction::Forward, &fwd_))
     return e;
   if (Error e = plan_for (rows, cols, patches * nf, VkfftPlan::Direction::Inverse, &inv_))

@@ -329,19 +329,18 @@ Error FhogDevice::geometry (const cl::Device &dev, const FhogPlan &plan, const F
   pixels0_ = plan.image_width * plan.image_height;
   if (Error e = cl::upload_vector (dev, &levels_, lv))
     return e;
-  if (Error e = cl::make_buffer (dev, &pix_, std::max<size_t> (plan.pixels, 1)))
+  const size_t pixels = std::max<size_t> (plan.pixels, 1), cells = std::max<size_t> (plan.cells, 1) * kFhogCellFloats * 4,
+               feats = std::max<size_t> (plan.feat_plane, 1) * kFhogDims * 4;
+  // together, so that a budget that refuses them says their whole size (the
+  // rows schedule computes gradients where it votes)
+  if (Error e = rows_ ? cl::make_buffers (dev, {{&pix_, pixels}, {&cells_buf_, cells}, {&feats_, feats}})
+                      : cl::make_buffers (dev, {{&pix_, pixels},
+                                                {&cells_buf_, cells},
+                                                {&grad_len_, pixels * 4},
+                                                {&grad_o_, pixels},
+                                                {&feats_, feats}}))
     return e;
-  if (Error e = cl::make_buffer (dev, &cells_buf_, std::max<size_t> (plan.cells, 1) * kFhogCellFloats * 4))
-    return e;
-  if (!rows_) {
-    if (Error e = cl::make_buffer (dev, &grad_len_, std::max<size_t> (plan.pixels, 1) * 4))
-      return e;
-    if (Error e = cl::make_buffer (dev, &grad_o_, std::max<size_t> (plan.pixels, 1)))
-      return e;
-  }
   npixels_ = static_cast<int> (plan.pixels);
-  if (Error e = cl::make_buffer (dev, &feats_, std::max<size_t> (plan.feat_plane, 1) * kFhogDims * 4))
-    return e;
   down_.clear ();
   down_rows_.clear ();
   down_tabs_.clear ();

@@ -66,6 +66,7 @@ struct HogFilterModel {
 constexpr int kHogMaxFilterSide = 64;
 constexpr int kHogMaxFilters = 64;
 constexpr int kHogMaxLevels = 1000;
+constexpr double kDtMinScale = 1.01; // hog-dt's scale between levels
 constexpr int kHogMaxMinLevel = 4096;
 constexpr double kHogMaxCoef = 1e6;
 

@@ -163,10 +163,13 @@ Error parse_hogfilter (const std::string &text, HogFilterModel *out) {
     } else if (key == "win-sigma" || key == "l2-hys" || key == "scale") {
       double v = 0;
       const bool sigma = key == "win-sigma", hys = key == "l2-hys";
+      // scale: from 1.01, as gpudetect's scale-factor, so that the levels (up
+      // to max-levels of them) shrink and their planes together stay within
+      // about 50 frames (OpenCV's default: 1.05)
       if (!to_double (t[1].text, &v) || (sigma && !(v > 0 && v <= 1000)) || (hys && !(v > 0 && v <= 1)) ||
-          (!sigma && !hys && !(v > 1 && v <= 4)))
+          (!sigma && !hys && !(v >= kDtMinScale && v <= 4)))
         return at (t[1]) + "'" + key + "' must be a number " +
-               (sigma ? "above 0, at most 1000" : hys ? "above 0, at most 1" : "above 1, at most 4");
+               (sigma ? "above 0, at most 1000" : hys ? "above 0, at most 1" : "from 1.01 to 4");
       (sigma ? m.dt.win_sigma : hys ? m.dt.l2hys : m.dt.scale) = v;
     } else if (key == "gamma") {
       int g = 0;
