@@ -54,7 +54,7 @@ struct Detector::Impl {
   runtime::Runtime rt;
   DetectorConfig cfg;
   bool gpu_device = false; // collect()'s wait: see there
-  double last_wait_us = 0;
+  double last_wait_us = 20000; // none yet: the first waits can be cut short
   Tuning tuning;
   SearchParams search;
   std::unique_ptr<Family> family;
@@ -495,7 +495,7 @@ Error Detector::collect (int ticket, FrameResult *out) {
   s.busy = false;
   m.host_syncs++;
   const auto t0 = Clock::now ();
-  // GPUs: the driver's own wait while frames take under 20 ms (the fastest,
+  // GPUs: the driver's own wait once a frame took under 20 ms (the fastest,
   // not interruptible), else one that a stop cuts short (runtime::wait).
   Error failed = m.gpu_device && m.last_wait_us < 20000
                      ? runtime::wait (s.read.get (), "device work failed")

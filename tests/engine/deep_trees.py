@@ -3,8 +3,9 @@
 
 A valid cascade may hold trees of any depth the parser takes (up to 1024
 nodes).  The generated stages nest a tree's nodes, so such trees are read from
-memory instead; this test makes two such models (one tree of 300 nodes, each
-node's right child the next; 256 trees of 250 nodes) and runs gpudetect-parity
+memory instead, as are the stages past the 32nd; this test makes three such
+models (one tree of 300 nodes, each node's right child the next; 256 trees of
+250 nodes; 1000 stages, which every window passes) and runs gpudetect-parity
 on both schedules against OpenCV's CascadeClassifier on one textured frame,
 with a bound on each run's time (build included).
 
@@ -20,8 +21,9 @@ import time
 # the objects less closely, as these features leave many windows within a
 # rounding of a node's threshold and one window more or less moves a box.
 # Each run (kernel build on 2 loaded cores, OpenCV's evaluation, ours): before
-# the bound on generated code, the first model failed to build and the second
-# was still compiling after 900 s.
+# the bound on generated code, the first model failed to build, the second was
+# still compiling after 900 s, and one like the third (10000 one-stump stages,
+# 256 of them generated) took about 114 s to build.
 MAX_SECONDS = 90
 
 
@@ -39,10 +41,11 @@ def chain_tree(nodes, shift):
             "</leafValues></_>")
 
 
-def cascade(trees, nodes):
-    stage = ("<_><maxWeakCount>%d</maxWeakCount><stageThreshold>%.3f</stageThreshold><weakClassifiers>" %
-             (trees, -0.2 * trees) + "".join(chain_tree(nodes, t) for t in range(trees)) +
-             "</weakClassifiers></_>")
+def cascade(trees, nodes, stages=1):
+    stage = "".join("<_><maxWeakCount>%d</maxWeakCount><stageThreshold>%.3f</stageThreshold><weakClassifiers>" %
+                    (trees, -0.2 * trees - (0 if stages == 1 else 1)) +
+                    "".join(chain_tree(nodes, t + k) for t in range(trees)) + "</weakClassifiers></_>"
+                    for k in range(stages))
     features = ("<features>"
                 "<_><rects><_>2 2 8 16 -1.</_><_>2 2 4 16 2.</_></rects></_>"
                 "<_><rects><_>4 4 16 8 -1.</_><_>4 8 16 4 2.</_></rects></_>"
@@ -51,8 +54,8 @@ def cascade(trees, nodes):
     return ('<?xml version="1.0"?>\n<opencv_storage><cascade type_id="opencv-cascade-classifier">'
             "<stageType>BOOST</stageType><featureType>HAAR</featureType><height>24</height><width>24</width>"
             "<stageParams><maxWeakCount>%d</maxWeakCount></stageParams>"
-            "<featureParams><maxCatCount>0</maxCatCount></featureParams><stageNum>1</stageNum>"
-            "<stages>%s</stages>%s</cascade></opencv_storage>\n" % (trees, stage, features))
+            "<featureParams><maxCatCount>0</maxCatCount></featureParams><stageNum>%d</stageNum>"
+            "<stages>%s</stages>%s</cascade></opencv_storage>\n" % (trees, stages, stage, features))
 
 
 def frame(path, w=128, h=96):
@@ -72,10 +75,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         image = os.path.join(tmp, "frame.pgm")
         frame(image)
-        for name, trees, nodes in [("one tree of 300 nodes", 1, 300), ("256 trees of 250 nodes", 256, 250)]:
-            model = os.path.join(tmp, "deep-%d-%d.xml" % (trees, nodes))
+        for name, trees, nodes, stages in [("one tree of 300 nodes", 1, 300, 1),
+                                           ("256 trees of 250 nodes", 256, 250, 1),
+                                           ("1000 stages of a 2-node tree", 1, 2, 1000)]:
+            model = os.path.join(tmp, "deep-%d-%d-%d.xml" % (trees, nodes, stages))
             with open(model, "w") as f:
-                f.write(cascade(trees, nodes))
+                f.write(cascade(trees, nodes, stages))
             for schedule in ("cpu", "gpu"):
                 env = dict(os.environ, GPUDETECT_TUNING="schedule=" + schedule)
                 start = time.monotonic()

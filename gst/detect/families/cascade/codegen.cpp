@@ -186,11 +186,13 @@ std::string comment_text (std::string t) {
 }
 
 // Generated code nests a tree's nodes, and the compiler's time grows with the
-// code: stages are generated only while every tree stays this shallow and all
-// of them this small (OpenCV's cascades: depth <= 3, at most 768 nodes in the
-// first 256 trees); the rest run from memory, whatever their depth.
+// code: stages are generated only while every tree stays this shallow, all
+// of them this small and the stages this few (OpenCV's cascades: depth <= 3,
+// at most 768 nodes and 16 stages in the first 256 trees); the rest run from
+// memory, whatever their depth.
 constexpr int kMaxGeneratedDepth = 16;
 constexpr int kMaxGeneratedNodes = 1024;
+constexpr int kMaxGeneratedStages = 32;
 
 int tree_depth (const CascadeModel &m, const CascadeModel::Tree &t) {
   // children follow their parent (xml.cpp), so one pass from the last node
@@ -207,6 +209,7 @@ int tree_depth (const CascadeModel &m, const CascadeModel::Tree &t) {
 // How many of the first `stages` stages fit the generated code's bounds.
 int stages_within_bounds (const CascadeModel &m, int stages) {
   int nodes = 0;
+  stages = std::min (stages, kMaxGeneratedStages);
   for (int si = 0; si < stages; si++) {
     const CascadeModel::Stage &st = m.stages[si];
     for (int t = 0; t < st.ntrees; t++) {
