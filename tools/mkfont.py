@@ -8,7 +8,7 @@ from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font, LOAD_TARGET_MONO
 import numpy as np
 
-W, H, ASC = 8, 13, 10
+W, H, ASC = 8, 13, 11  # baseline row: the tallest glyphs (f, j, l) keep their top, descenders their tail
 path = font_manager.findfont(font_manager.FontProperties(family='DejaVu Sans Mono', weight='bold'))
 font = FT2Font(path)
 font.set_size(12, 72)
