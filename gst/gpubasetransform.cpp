@@ -91,7 +91,7 @@ GType gst_gpu_detect_message_mode_get_type (void)
   static gsize type = 0;
   static const GEnumValue values[] = {
       {GST_GPU_DETECT_MESSAGE_NONE, "Post no messages", "none"},
-      {GST_GPU_DETECT_MESSAGE_EVERY_FRAME, "Post a message for every detected frame", "every-frame"},
+      {GST_GPU_DETECT_MESSAGE_EVERY_FRAME, "Post a message for every frame the element processed", "every-frame"},
       {GST_GPU_DETECT_MESSAGE_ON_CHANGE, "Post when the number of objects changes", "on-change"},
       {GST_GPU_DETECT_MESSAGE_ON_DETECTION, "Post for frames with at least one object", "on-detection"},
       {0, nullptr, nullptr},

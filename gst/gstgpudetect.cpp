@@ -587,8 +587,9 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   GpuDetectProperties<Settings> props = gpudetect_element_class_init (klass, gst_gpu_detect_finalize, settings_of);
   const GParamFlags ready = GPUDETECT_PARAM_READY, playing = GPUDETECT_PARAM_PLAYING;
   props.field (g_param_spec_string ("model", "Model",
-      "Cascade model: a path, a file name on the model search path, or a short name such as "
-      "lbp-frontalface-improved or haar-frontalface-default (search path: $GPUDETECT_MODEL_PATH, the "
+      "Detection model of any family (OpenCV cascade, WaldBoost, random forest, HOG filter, cv::dpm): a path, a "
+      "file name on the model search path, or a short name such as lbp-frontalface-improved, "
+      "haar-frontalface-default, dlib-frontalface or hog-people (search path: $GPUDETECT_MODEL_PATH, the "
       "project's models, /usr/share/opencv4/{haar,lbp}cascades)", DEFAULT_MODEL, ready), &Settings::model);
   props.field (g_param_spec_string ("device", "Device",
       "OpenCL device: auto (first GPU, else any device), an index, or a substring of \"platform: device\"",
