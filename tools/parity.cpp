@@ -31,6 +31,13 @@ std::string basename (const std::string &p) {
   return s == std::string::npos ? p : p.substr (s + 1);
 }
 
+void usage (FILE *to, const char *self) {
+  std::fprintf (to, "usage: %s --model NAME [--scale-factor F] [--min-neighbors N] [--min-size S] [--device SEL]\n"
+                    "       [--write-gray DIR] [--min-f1 X] [--min-iou X] [--min-jaccard X] [--verbose] IMAGE...\n"
+                    "Compares gpudetect's objects with OpenCV's CascadeClassifier on each image; exits 1 when a\n"
+                    "threshold is not met, 2 on errors.\n", self);
+}
+
 } // namespace
 
 int main (int argc, char **argv) {
@@ -63,13 +70,13 @@ int main (int argc, char **argv) {
     else if (a == "--min-iou") min_iou = std::atof (next ().c_str ());
     else if (a == "--min-jaccard") min_jaccard = std::atof (next ().c_str ());
     else if (a == "-h" || a == "--help") {
-      std::printf ("usage: %s --model NAME [--scale-factor F] [--min-neighbors N] [--min-size S] [--device SEL]\n"
-                   "       [--write-gray DIR] [--min-f1 X] [--min-iou X] [--min-jaccard X] IMAGE...\n", argv[0]);
+      usage (stdout, argv[0]);
       return 0;
     } else images.push_back (a);
   }
   if (images.empty ()) {
     std::fprintf (stderr, "no images given\n");
+    usage (stderr, argv[0]);
     return 2;
   }
   std::string err;
