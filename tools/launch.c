@@ -68,6 +68,11 @@ static void print_objects (const GstStructure *s)
   fflush (stdout);
 }
 
+#define USAGE                                                                                              \
+  "usage: %s [--json] [--fps] PIPELINE-DESCRIPTION...\n"                                                   \
+  "Runs the pipeline and prints each gpudetect and gputrack element message (posted as their message-mode\n" \
+  "says) as a line of text, or of JSON with --json; --fps: the frame rate at the element named \"sink\".\n"
+
 int main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
@@ -78,11 +83,17 @@ int main (int argc, char **argv)
       json = TRUE;
     else if (strcmp (argv[first], "--fps") == 0)
       fps = TRUE;
-    else
+    else if (strcmp (argv[first], "-h") == 0 || strcmp (argv[first], "--help") == 0) {
+      printf (USAGE, argv[0]);
+      return 0;
+    } else if (strncmp (argv[first], "--", 2) == 0) {
+      fprintf (stderr, "unknown option %s\n" USAGE, argv[first], argv[0]);
+      return 2;
+    } else
       break;
   }
   if (argc <= first) {
-    fprintf (stderr, "usage: %s [--json] [--fps] PIPELINE-DESCRIPTION...\n", argv[0]);
+    fprintf (stderr, USAGE, argv[0]);
     return 2;
   }
   GError *err = NULL;
