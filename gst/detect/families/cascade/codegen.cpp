@@ -206,16 +206,18 @@ int tree_depth (const CascadeModel &m, const CascadeModel::Tree &t) {
   return t.node_count > 0 ? d[0] : 0;
 }
 
-// How many of the first `stages` stages fit the generated code's bounds.
-int stages_within_bounds (const CascadeModel &m, int stages) {
+// How many of the first `stages` stages fit the generated code's bounds
+// (`asked`: a count the user set, bounded by the depth alone).
+int stages_within_bounds (const CascadeModel &m, int stages, bool asked) {
   int nodes = 0;
-  stages = std::min (stages, kMaxGeneratedStages);
+  if (!asked)
+    stages = std::min (stages, kMaxGeneratedStages);
   for (int si = 0; si < stages; si++) {
     const CascadeModel::Stage &st = m.stages[si];
     for (int t = 0; t < st.ntrees; t++) {
       const CascadeModel::Tree &tree = m.trees[st.first_tree + t];
       nodes += tree.node_count;
-      if (nodes > kMaxGeneratedNodes || tree_depth (m, tree) > kMaxGeneratedDepth)
+      if ((!asked && nodes > kMaxGeneratedNodes) || tree_depth (m, tree) > kMaxGeneratedDepth)
         return si;
     }
   }
@@ -224,12 +226,12 @@ int stages_within_bounds (const CascadeModel &m, int stages) {
 
 } // namespace
 
-GeneratedStages generate_vector_stages (const CascadeModel &m, int max_stages) {
+GeneratedStages generate_vector_stages (const CascadeModel &m, int max_stages, bool asked) {
   GeneratedStages g;
   const bool haar = m.feature_type == CascadeModel::FeatureType::Haar;
   if (haar ? m.has_tilted : m.max_nodes_per_tree != 1)
     return g;
-  g.stages = stages_within_bounds (m, std::max (0, std::min (max_stages, static_cast<int> (m.stages.size ()))));
+  g.stages = stages_within_bounds (m, std::max (0, std::min (max_stages, static_cast<int> (m.stages.size ()))), asked);
   if (g.stages == 0)
     return g;
   std::ostringstream o;
@@ -279,9 +281,9 @@ int narrow_band_height (int w, int h) {
   return w * h <= 257 ? 0 : 257 / w;
 }
 
-GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first_stages, bool narrow_sum) {
+GeneratedStages generate_stages (const CascadeModel &m, int max_trees, int first_stages, bool narrow_sum, bool asked) {
   GeneratedStages g;
-  g.stages = stages_within_bounds (m, stages_within_trees (m, max_trees));
+  g.stages = stages_within_bounds (m, stages_within_trees (m, max_trees), asked);
   const int first = first_stages < 0 ? g.stages : std::min (first_stages, g.stages);
   Writer w (m, narrow_sum);
   std::ostringstream o;

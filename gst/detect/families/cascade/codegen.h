@@ -29,8 +29,10 @@ int stages_within_trees (const CascadeModel &model, int max_trees);
 // narrow_sum: the sum plane is kept modulo 2^16 (NARROW_SUM, Haar models
 // without tilted features), so Haar rectangles of more than 257 pixels are
 // summed in bands (narrow_band_height).
+// asked: the count is the user's (tuning), not the model's default: only the
+// depth bounds it.
 GeneratedStages generate_stages (const CascadeModel &model, int max_trees, int first_stages = -1,
-                                 bool narrow_sum = false);
+                                 bool narrow_sum = false, bool asked = false);
 
 // With the sum plane modulo 2^16, a rectangle's corners give its exact sum
 // when it holds at most 257 pixels (257 * 255 < 2^16): 0 for such a w x h
@@ -48,6 +50,6 @@ int narrow_band_height (int w, int h);
 // VEC_WINDOW_NORM from the including program.  Other models, and models whose
 // first stage's trees are too deep or too many for generated code: stages = 0,
 // no source.
-GeneratedStages generate_vector_stages (const CascadeModel &model, int max_stages);
+GeneratedStages generate_vector_stages (const CascadeModel &model, int max_stages, bool asked = false);
 
 } // namespace gpudetect

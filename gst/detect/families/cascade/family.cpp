@@ -166,11 +166,12 @@ Error CascadeFamily::program (const BuildEnv &env, ProgramSpec *out) {
       first_trees += model_.stages[si].ntrees;
     spec_trees = first_trees;
   }
-  const GeneratedStages gen = generate_stages (model_, spec_trees, first, narrow_sum);
+  const GeneratedStages gen =
+      generate_stages (model_, spec_trees, first, narrow_sum, gpu_schedule_ && first_stages_ > 0);
   // CPUs: the first stages over 16 windows at once (LBP 3, Haar those within
   // 100 trees; measured on PoCL, bench/experiments.md).
   int vec_stages = vector_stages_ >= 0 ? vector_stages_ : (haar ? stages_within_trees (model_, 100) : 3);
-  const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages);
+  const GeneratedStages vec = generate_vector_stages (model_, gpu_schedule_ ? 0 : vec_stages, vector_stages_ >= 0);
   out->add (kernels::cascade_types_source, kernels::cascade_types_hash);
   out->add (kernels::cascade_eval_source, kernels::cascade_eval_hash);
   out->add (gen.source);
