@@ -7,6 +7,9 @@
 #include "properties.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -53,6 +56,42 @@ GstBuffer *GpuFrame::take_buffer ()
 }
 
 namespace {
+// The engines that stopped with frames in flight and finish them on a thread
+// of their own (stop()).  A process that exits right after a stop waits a
+// little for them, so that no such thread still calls into the OpenCL driver
+// while the driver's own exit handlers tear it down.
+struct Retiring {
+  std::mutex lock;
+  std::condition_variable done;
+  unsigned count = 0;
+
+  static Retiring &get ()
+  {
+    static Retiring *r = new Retiring; // never destroyed: threads may outlive static destructors
+    return *r;
+  }
+  void begin ()
+  {
+    static std::once_flag once;
+    // registered after the driver's handlers (the device is open), so it runs before them
+    std::call_once (once, [] () { std::atexit ([] () { get ().wait_at_exit (); }); });
+    std::lock_guard<std::mutex> g (lock);
+    count++;
+  }
+  void end ()
+  {
+    std::lock_guard<std::mutex> g (lock);
+    count--;
+    done.notify_all ();
+  }
+  void wait_at_exit ()
+  {
+    std::unique_lock<std::mutex> g (lock);
+    if (!done.wait_for (g, std::chrono::seconds (10), [this] () { return count == 0; }))
+      g_printerr ("gpudetect: exiting while %u engines still finish frames on the device\n", count);
+  }
+};
+
 struct Settings {
   guint max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   bool upload_pool = DEFAULT_UPLOAD_POOL;
@@ -306,10 +345,12 @@ static gboolean gst_gpu_base_transform_stop (GstBaseTransform *trans)
     // minutes a frame does not hold up the state change.
     GST_INFO_OBJECT (self, "stopping with %zu frames in flight: the device finishes them in the background",
                      b->frames.size ());
+    Retiring::get ().begin ();
     std::thread ([frames = std::move (b->frames), idle = CLASS (self)->retire (self)] () mutable {
       idle ();
       frames.clear ();
       idle = nullptr;
+      Retiring::get ().end ();
     }).detach ();
     b->frames.clear ();
   }
