@@ -37,6 +37,7 @@ struct Slot {
   bool busy = false;
   mutable bool seen_done = false; // its readback was seen complete (no need to ask the driver again)
   std::shared_ptr<const PyramidGeometry> geom;
+  bool by_regions = false; // geom is a pyramid of regions (plan_regions)
 
   // Whether the frame's device work is done (or failed), asking the driver
   // only until it has said so once.
@@ -62,6 +63,7 @@ struct Detector::Impl {
   bool from_cache = false;
 
   std::shared_ptr<const PyramidGeometry> geom;
+  bool by_regions = false; // geom is a pyramid of regions (plan_regions)
   FrameLayout layout;
   bool geom_dirty = true, params_dirty = true;
   cl::Mem src; // the frame on the device when there is no upload queue
@@ -116,8 +118,11 @@ struct Detector::Impl {
     return {};
   }
 
-  Error ensure_geometry (int w, int h, PixelFormat format) {
-    if (!geom_dirty && geom && w == layout.width && h == layout.height && format == layout.format)
+  // The geometry of frames of this size and format, searched whole (no
+  // regions) or in the regions given (Detector::submit).
+  Error ensure_geometry (int w, int h, PixelFormat format, const std::vector<Region> *regions = nullptr) {
+    const bool same_search = regions ? geom && by_regions && geom->regions == *regions : !by_regions;
+    if (!geom_dirty && geom && w == layout.width && h == layout.height && format == layout.format && same_search)
       return {};
     // Every slot's work must be done before shared buffers are replaced.
     host_syncs++;
@@ -125,7 +130,10 @@ struct Detector::Impl {
       return e;
     // no frame runs on the family's buffers until they are whole again
     geom_dirty = true;
-    auto g = std::make_shared<PyramidGeometry> (family->plan (w, h, search));
+    auto g = std::make_shared<PyramidGeometry> (
+        regions ? plan_regions (w, h, *regions, [this] (int rw, int rh) { return family->plan (rw, rh, search); })
+                : family->plan (w, h, search));
+    by_regions = regions != nullptr;
     layout = {format, w, h};
     src_size = static_cast<size_t> (layout.stride ()) * h;
     // everything for this frame size within the budget, the slots' frames
@@ -389,6 +397,39 @@ struct Detector::Impl {
     return {};
   }
 
+  Error submit (const Frame &f, const std::vector<Region> *regions, int *ticket);
+
+  // A pyramid of regions' objects: each region's hits grouped by the family
+  // as those of an image of the region's size, then moved into the frame.
+  void finish_regions (const PyramidGeometry &g, FrameResult *out) const {
+    std::vector<std::vector<RawHit>> by_region (g.regions.size ());
+    for (const RawHit &h : out->hits)
+      by_region[g.levels[h.level].region].push_back (h);
+    PyramidGeometry view; // the levels, without the tables finish() does not read
+    view.window_width = g.window_width;
+    view.window_height = g.window_height;
+    view.levels = g.levels;
+    view.cell = g.cell;
+    for (size_t r = 0; r < g.regions.size (); r++) {
+      if (by_region[r].empty ())
+        continue;
+      const Region &reg = g.regions[r];
+      view.image_width = reg.width;
+      view.image_height = reg.height;
+      for (Detection d : family->finish (by_region[r], view, search)) {
+        d.rect.x += reg.x;
+        d.rect.y += reg.y;
+        d.region = static_cast<int> (r);
+        out->objects.push_back (d);
+      }
+    }
+    for (RawHit &h : out->hits) {
+      h.rect.x += g.regions[g.levels[h.level].region].x;
+      h.rect.y += g.regions[g.levels[h.level].region].y;
+    }
+    out->regions_left_out = g.regions_left_out;
+  }
+
   void times (const Slot &s, StageTimes *t) const {
     cl_ulong first = ~0ull, last = 0;
     t->upload = runtime::span_us (s.upload, &first, &last);
@@ -445,14 +486,35 @@ Error Detector::create (const DetectorConfig &config, std::unique_ptr<Detector> 
   return {};
 }
 
-Error Detector::submit (const Frame &f, int *ticket) {
-  Impl &m = *impl_;
+Error Detector::submit (const Frame &f, int *ticket) { return impl_->submit (f, nullptr, ticket); }
+
+Error Detector::submit (const Frame &f, const std::vector<Region> &regions, int *ticket) {
+  if (!impl_->family->searches_regions ())
+    return {"the " + impl_->family->info ().family + " family searches whole frames only, not regions of them",
+            Error::Kind::Config};
+  // clipped to the frame; a region with nothing left stays, empty, so that
+  // the objects' region indices are the caller's
+  std::vector<Region> clipped;
+  clipped.reserve (regions.size ());
+  for (const Region &r : regions) {
+    const int x0 = std::clamp (r.x, 0, f.width), y0 = std::clamp (r.y, 0, f.height);
+    const int x1 = std::clamp (r.x + std::max (r.width, 0), x0, f.width);
+    const int y1 = std::clamp (r.y + std::max (r.height, 0), y0, f.height);
+    clipped.push_back ({x0, y0, x1 - x0, y1 - y0});
+  }
+  return impl_->submit (f, &clipped, ticket);
+}
+
+bool Detector::searches_regions () const { return impl_->family->searches_regions (); }
+
+Error Detector::Impl::submit (const Frame &f, const std::vector<Region> *regions, int *ticket) {
+  Impl &m = *this;
   if (!f.data || f.width <= 0 || f.height <= 0 || f.stride < f.width * bytes_per_pixel (f.format))
     return "invalid frame";
   auto it = std::find_if (m.slots.begin (), m.slots.end (), [] (const Slot &s) { return !s.busy; });
   if (it == m.slots.end ())
     return "no free slot";
-  if (Error e = m.ensure_geometry (f.width, f.height, f.format))
+  if (Error e = m.ensure_geometry (f.width, f.height, f.format, regions))
     return e;
   if (m.params_dirty) {
     if (Error e = m.family->parameters (m.search))
@@ -531,7 +593,10 @@ Error Detector::collect (int ticket, FrameResult *out) {
   m.frames_collected++;
   out->hits = decode_candidates (*s.geom, s.result_ptr + kCandidateHeader, n);
   const auto g0 = Clock::now ();
-  out->objects = m.family->finish (out->hits, *s.geom, m.search);
+  if (s.geom->regions.empty ())
+    out->objects = m.family->finish (out->hits, *s.geom, m.search);
+  else
+    m.finish_regions (*s.geom, out);
   out->group_us = us_since (g0);
   return {};
 }

@@ -89,6 +89,7 @@ struct FrameResult {
   std::vector<Detection> objects;
   std::vector<RawHit> hits;
   bool truncated = false; // more raw candidates than hit_capacity
+  int regions_left_out = 0; // regions submit() could not search with the others (PyramidGeometry::regions_left_out)
   uint32_t lost = 0;      // candidates the family dropped because a buffer of its own was full
   StageTimes times;       // filled when profiling
   double group_us = 0;    // host grouping time
@@ -115,6 +116,17 @@ public:
   // submit() returns (it is copied into pinned staging memory), unless
   // direct_upload is set: then it must stay valid until collect()/discard().
   Error submit (const Frame &frame, int *ticket);
+  // The same, searching only `regions` of the frame (frame pixels, clipped
+  // to it), each exactly as the region cut out as a frame of its own would
+  // be searched, all of them in one pass over the device (one pyramid of
+  // every region's levels, core/pyramid.h plan_regions); each object names
+  // its region (Detection::region) and lies in frame pixels.  For the
+  // families whose searches_regions () (cascades, WaldBoost); the others'
+  // detectors refuse it (kind Config).  A new list of regions is a new
+  // geometry: the detector waits for its frames in flight first.
+  Error submit (const Frame &frame, const std::vector<Region> &regions, int *ticket);
+  // Whether this model's family searches regions (submit with regions).
+  bool searches_regions () const;
   // True once the slot's readback completed (never blocks).
   bool ready (int ticket) const;
   // Waits for the slot's work, decodes and groups its candidates, frees the slot.

@@ -35,6 +35,7 @@ struct Detection {
   float confidence = 0; // in [0, 1]
   float score = 0;      // the family's raw score of the object (0 where it has none)
   int label_id = 0;
+  int region = -1;      // the searched region it lies in (Detector::submit's regions); -1: a whole-frame search
 };
 
 // Decodes `n` (window, score bits) pairs into raw hits, sorted by window

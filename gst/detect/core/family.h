@@ -152,6 +152,14 @@ public:
   // schedule on a device too small for its GPU work-groups).
   bool gpu_schedule () const { return gpu_schedule_; }
 
+  // Whether its kernels read the frame only through the packed pyramid's
+  // resampling tables (IntegralPyramid), so that the core may give it one
+  // pyramid of several regions (plan_regions) to search in one pass, each
+  // region exactly as the image of its own it would be cut out; families
+  // that first filter the whole frame, or plan features of their own, search
+  // whole frames only.
+  virtual bool searches_regions () const { return false; }
+
   virtual PyramidGeometry plan (int width, int height, const SearchParams &p) const = 0;
   virtual Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,
                               const SearchParams &p) = 0;

@@ -41,18 +41,21 @@ struct Planned {
 // tables and the row work map.  cell 0: a plane is the level's integral,
 // (width + 1) x (height + 1); else the level in cells of cell x cell pixels,
 // (width / cell) x (height / cell).
-void pack (PyramidGeometry *g, const std::vector<Planned> &levels, int cell = 0) {
-  if (levels.empty ())
-    return;
+// Places g's levels' planes (x0, y0, first_window), numbers its windows and
+// makes the row work map; g->stride, rows, total_windows and total_rows.
+void place (PyramidGeometry *g) {
+  const int cell = g->cell;
   auto plane_w = [cell] (const PyramidLevel &l) { return cell ? l.width / cell : l.width + 1; };
   auto plane_h = [cell] (const PyramidLevel &l) { return cell ? l.height / cell : l.height + 1; };
   int widest = 0;
-  for (const Planned &p : levels)
-    widest = std::max (widest, plane_w (p.level));
+  for (const PyramidLevel &l : g->levels)
+    widest = std::max (widest, plane_w (l));
   g->stride = cell ? (widest + 31) / 32 * 32 : (widest + 30 + 31) / 32 * 32; // integrals: 31 spare columns
+  g->total_windows = g->total_rows = 0;
+  g->row_map.clear ();
   int ox = 0, oy = 0, band = 0;
-  for (const Planned &p : levels) {
-    PyramidLevel l = p.level;
+  for (size_t li = 0; li < g->levels.size (); li++) {
+    PyramidLevel &l = g->levels[li];
     if (ox + plane_w (l) > g->stride) {
       ox = 0;
       oy += band;
@@ -64,17 +67,25 @@ void pack (PyramidGeometry *g, const std::vector<Planned> &levels, int cell = 0)
     ox += plane_w (l);
     l.first_window = g->total_windows;
     g->total_windows += l.nx * l.ny;
-    const int li = static_cast<int> (g->levels.size ());
-    g->xtab_first.push_back (static_cast<int32_t> (g->xtab.size ()));
-    g->ytab_first.push_back (static_cast<int32_t> (g->ytab.size ()));
-    linear_exact_table (g->image_width, l.width, p.inv_x, &g->xtab);
-    linear_exact_table (g->image_height, l.height, p.inv_y, &g->ytab);
     for (int y = 0; y < l.height; y++)
-      g->row_map.push_back (li | (y << 10));
+      g->row_map.push_back (static_cast<int32_t> (li) | (y << 10));
     g->total_rows += l.height;
-    g->levels.push_back (l);
   }
   g->rows = oy + band;
+}
+
+void pack (PyramidGeometry *g, const std::vector<Planned> &levels, int cell = 0) {
+  if (levels.empty ())
+    return;
+  g->cell = cell;
+  for (const Planned &p : levels) {
+    g->xtab_first.push_back (static_cast<int32_t> (g->xtab.size ()));
+    g->ytab_first.push_back (static_cast<int32_t> (g->ytab.size ()));
+    linear_exact_table (g->image_width, p.level.width, p.inv_x, &g->xtab);
+    linear_exact_table (g->image_height, p.level.height, p.inv_y, &g->ytab);
+    g->levels.push_back (p.level);
+  }
+  place (g);
 }
 
 } // namespace
@@ -203,6 +214,44 @@ PyramidGeometry plan_pyramid_octaves (int iw, int ih, int ww, int wh, int levels
     levels.push_back (p);
   }
   pack (&g, levels, cell);
+  return g;
+}
+
+PyramidGeometry merge_region_plans (int image_width, int image_height, const std::vector<Region> &regions,
+                                    const std::vector<PyramidGeometry> &plans) {
+  PyramidGeometry g;
+  g.image_width = image_width;
+  g.image_height = image_height;
+  g.regions = regions;
+  for (size_t r = 0; r < plans.size () && r < regions.size (); r++) {
+    const PyramidGeometry &p = plans[r];
+    if (p.levels.empty ())
+      continue;
+    if (g.levels.size () + p.levels.size () > 1024) { // the work maps hold the level in 10 bits
+      g.regions_left_out++;
+      continue;
+    }
+    g.window_width = p.window_width;
+    g.window_height = p.window_height;
+    g.cell = p.cell;
+    for (size_t li = 0; li < p.levels.size (); li++) {
+      PyramidLevel l = p.levels[li];
+      l.region = static_cast<int> (r);
+      g.xtab_first.push_back (static_cast<int32_t> (g.xtab.size ()));
+      g.ytab_first.push_back (static_cast<int32_t> (g.ytab.size ()));
+      // the region's tables, read at its offset in the frame: an entry is
+      // source index * 512 + weight
+      const size_t x0 = p.xtab_first[li], x1 = li + 1 < p.levels.size () ? p.xtab_first[li + 1] : p.xtab.size ();
+      const size_t y0 = p.ytab_first[li], y1 = li + 1 < p.levels.size () ? p.ytab_first[li + 1] : p.ytab.size ();
+      for (size_t i = x0; i < x1; i++)
+        g.xtab.push_back (p.xtab[i] + regions[r].x * 512);
+      for (size_t i = y0; i < y1; i++)
+        g.ytab.push_back (p.ytab[i] + regions[r].y * 512);
+      g.levels.push_back (l);
+    }
+  }
+  if (!g.levels.empty ())
+    place (&g);
   return g;
 }
 

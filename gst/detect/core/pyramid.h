@@ -25,6 +25,18 @@ struct PyramidLevel {
   // (CascadeClassifier); else the factor the frame was resized by, (int) (x /
   // resize) in float (xobjdetect's WBDetector).
   float resize = 0;
+  // The region of the frame the level was resampled from (an index into
+  // PyramidGeometry::regions; 0 and no regions: the whole frame).  Window
+  // origins map back to the region's pixels.
+  int region = 0;
+};
+
+// A rectangle of the frame searched as an image of its own (plan_regions).
+struct Region {
+  int x = 0, y = 0, width = 0, height = 0;
+  bool operator== (const Region &o) const {
+    return x == o.x && y == o.y && width == o.width && height == o.height;
+  }
 };
 
 struct PyramidGeometry {
@@ -34,6 +46,11 @@ struct PyramidGeometry {
   int total_windows = 0;
   int total_rows = 0;          // sum of level heights
   std::vector<PyramidLevel> levels;
+  // Where the pyramid is several regions' (plan_regions): those regions, in
+  // frame pixels; empty: the whole image.
+  std::vector<Region> regions;
+  int regions_left_out = 0; // regions plan_regions had no level left for
+  int cell = 0;                // the planes' unit: 0 integrals, else cells of cell x cell pixels
 
   // Per-level resampling tables, concatenated: entry = source index * 512 + c1
   // with c1 in [0, 256] the weight of source index + 1 (8-bit fixed point).
@@ -79,6 +96,27 @@ PyramidGeometry plan_pyramid_octaves (int image_width, int image_height, int win
 // index, source index * 512 + the weight of the next source pixel (1/256),
 // appended to `tab`.
 void linear_exact_table (int src, int dst, double inv_scale, std::vector<int32_t> *tab);
+
+// One pyramid of several regions of an image_width x image_height frame, each
+// planned by `plan_one` (a family's plan for an image of the region's size)
+// exactly as for that region cut out as an image of its own: the regions'
+// levels packed into one buffer, their resampling tables reading the frame at
+// the region's offset (so that the device resamples every region's levels in
+// one pass), each level naming its region.  The work maps hold at most 1024
+// levels: the regions past that are left out (regions_left_out); empty
+// regions and regions no level fits give no levels.
+template <typename Plan>
+PyramidGeometry plan_regions (int image_width, int image_height, const std::vector<Region> &regions, Plan plan_one);
+PyramidGeometry merge_region_plans (int image_width, int image_height, const std::vector<Region> &regions,
+                                    const std::vector<PyramidGeometry> &plans);
+template <typename Plan>
+PyramidGeometry plan_regions (int image_width, int image_height, const std::vector<Region> &regions, Plan plan_one) {
+  std::vector<PyramidGeometry> plans;
+  plans.reserve (regions.size ());
+  for (const Region &r : regions)
+    plans.push_back (r.width > 0 && r.height > 0 ? plan_one (r.width, r.height) : PyramidGeometry ());
+  return merge_region_plans (image_width, image_height, regions, plans);
+}
 
 // The geometry of levels a family plans itself (linear HOG filters, DPM):
 // each level's size, scale, step and window grid as given (its window size

@@ -65,6 +65,7 @@ public:
     return tuning_int (t, "cascade-vector-stages", 0, 100000, &vector_stages_);
   }
   GPUDETECT_FAMILY_CALLS
+  bool searches_regions () const override { return true; } // IntegralPyramid reads the frame
 
 private:
   Error upload_model (const cl::Device &dev);

@@ -82,6 +82,7 @@ public:
     return tuning_int (t, "waldboost-sync-step", 1, 100000, &sync_step_option_);
   }
   GPUDETECT_FAMILY_CALLS
+  bool searches_regions () const override { return true; } // IntegralPyramid reads the frame
   Error parameters (const SearchParams &p) override;
 
 private:
