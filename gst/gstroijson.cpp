@@ -10,13 +10,17 @@
  * {"timestamp":33333333,"resolution":{"width":1920,"height":1080},
  *  "objects":[{"x":700,"y":130,"w":80,"h":100,"region_id":0,"roi_type":"face",
  *              "detection":{"bounding_box":{"x_min":0.364,"y_min":0.12,"x_max":0.406,"y_max":0.213},
- *                           "confidence":0.83,"label_id":0,"label":"face"},
+ *                           "confidence":0.83,"label_id":0,"label":"face",
+ *                           "model_name":"lbpcascade_frontalface_improved","element_name":"gpudetect0"},
  *              "id":3}]}
  * ]|
  * (one line per buffer; shown here on several).  "timestamp" is the buffer's
  * PTS in nanoseconds (absent where it has none), "region_id" the ROI's id in
  * the buffer, "id" the object id a tracker gave (its "object_id" parameter;
- * absent where there is none).  Where the "detection" parameters are missing
+ * absent where there is none), "parent_id" the region_id of the object it
+ * was found inside (a gpudetect with inference-region=roi-list; absent
+ * otherwise); "model_name" and "element_name" say which model and element
+ * found it, where they are known.  Where the "detection" parameters are missing
  * (videoconvert and videoscale drop them in GStreamer 1.22), "detection"
  * holds the box normalised from x, y, w, h and the label from roi_type.
  * "source" is the #GstRoiJson:source property, where set.
@@ -128,7 +132,19 @@ static void add_object (JsonWriter &j, GstVideoRegionOfInterestMeta *roi, int wi
   }
   j.key ("label");
   j.string (d.label);
+  if (!d.model_name.empty ()) {
+    j.key ("model_name");
+    j.string (d.model_name);
+  }
+  if (!d.element_name.empty ()) {
+    j.key ("element_name");
+    j.string (d.element_name);
+  }
   j.end_object ();
+  if (roi->parent_id >= 0) {
+    j.key ("parent_id");
+    j.integer (roi->parent_id);
+  }
 
   gint64 id;
   if (gpudetect_roi_object_id (roi, &id)) {

@@ -8,16 +8,21 @@
 
 GstVideoRegionOfInterestMeta *gpudetect_roi_add (GstBuffer *buf, GQuark label, int x, int y, int w, int h,
                                                  double confidence, int label_id, int frame_width,
-                                                 int frame_height, gint id)
+                                                 int frame_height, gint id, const RoiOrigin &origin)
 {
   const double fw = frame_width, fh = frame_height;
   GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta_id (buf, label, x, y, w, h);
   roi->id = id;
-  gst_video_region_of_interest_meta_add_param (
-      roi, gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE, x / fw, "y_min", G_TYPE_DOUBLE, y / fh, "x_max",
-                              G_TYPE_DOUBLE, (x + w) / fw, "y_max", G_TYPE_DOUBLE, (y + h) / fh, "confidence",
-                              G_TYPE_DOUBLE, confidence, "label_id", G_TYPE_INT, label_id, "label", G_TYPE_STRING,
-                              g_quark_to_string (label), nullptr));
+  roi->parent_id = origin.parent_id;
+  GstStructure *d = gst_structure_new ("detection", "x_min", G_TYPE_DOUBLE, x / fw, "y_min", G_TYPE_DOUBLE, y / fh,
+                                       "x_max", G_TYPE_DOUBLE, (x + w) / fw, "y_max", G_TYPE_DOUBLE, (y + h) / fh,
+                                       "confidence", G_TYPE_DOUBLE, confidence, "label_id", G_TYPE_INT, label_id,
+                                       "label", G_TYPE_STRING, g_quark_to_string (label), nullptr);
+  if (origin.model_name)
+    gst_structure_set (d, "model_name", G_TYPE_STRING, origin.model_name, nullptr);
+  if (origin.element_name)
+    gst_structure_set (d, "element_name", G_TYPE_STRING, origin.element_name, nullptr);
+  gst_video_region_of_interest_meta_add_param (roi, d);
 #ifdef HAVE_GST_ANALYTICS
   GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
   if (!rmeta)
@@ -27,6 +32,16 @@ GstVideoRegionOfInterestMeta *gpudetect_roi_add (GstBuffer *buf, GQuark label, i
     roi->id = static_cast<gint> (od.id);
 #endif
   return roi;
+}
+
+gint gpudetect_roi_next_id (GstBuffer *buf)
+{
+  gint next = 0;
+  gpudetect_roi_for_each (buf, [&next] (GstVideoRegionOfInterestMeta *roi) {
+    if (roi->id >= next)
+      next = roi->id == G_MAXINT ? G_MAXINT : roi->id + 1;
+  });
+  return next;
 }
 
 void gpudetect_roi_add_tracking (GstVideoRegionOfInterestMeta *roi, guint64 object_id, double confidence,
@@ -54,6 +69,10 @@ RoiDetection gpudetect_roi_detection (GstVideoRegionOfInterestMeta *roi, int fra
       r.label_id = label_id;
     if (const gchar *l = gst_structure_get_string (d, "label"))
       r.label = l;
+    if (const gchar *m = gst_structure_get_string (d, "model_name"))
+      r.model_name = m;
+    if (const gchar *e = gst_structure_get_string (d, "element_name"))
+      r.element_name = e;
   }
   if (!r.have_box && frame_width > 0 && frame_height > 0) {
     r.x_min = static_cast<double> (roi->x) / frame_width, r.y_min = static_cast<double> (roi->y) / frame_height;

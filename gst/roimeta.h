@@ -4,7 +4,10 @@
 //   x/y/w/h in pixels, id unique in the buffer;
 // - its "detection" parameter, DL Streamer's fields: x_min, y_min, x_max,
 //   y_max (doubles, normalised by the frame size), confidence (double 0-1),
-//   label_id (int), label (string);
+//   label_id (int), label (string); and who made it: model_name (the model
+//   file's name without its extension) and element_name (the element's);
+// - parent_id: the id of the object it was found inside (a gpudetect with
+//   inference-region=roi-list), else -1;
 // - a tracker's "object_id" parameter (id: int) and "tracking" parameter
 //   (confidence: the template search's, frames-since-detection: int);
 // - where built against GStreamer >= 1.24 (analytics option), an object
@@ -26,6 +29,14 @@ struct RoiDetection {
   std::optional<double> confidence;
   std::optional<int> label_id;
   std::string label; // the parameter's, else roi_type's
+  std::string model_name, element_name; // empty where absent
+};
+
+// Who made an object, and inside which (written with it).
+struct RoiOrigin {
+  const char *model_name = nullptr;   // null: not written
+  const char *element_name = nullptr; // null: not written
+  gint parent_id = -1;
 };
 
 // Adds an object (its ROI meta with the "detection" parameter, and the
@@ -33,7 +44,12 @@ struct RoiDetection {
 // where no analytics mtd gives one.
 GstVideoRegionOfInterestMeta *gpudetect_roi_add (GstBuffer *buf, GQuark label, int x, int y, int w, int h,
                                                  double confidence, int label_id, int frame_width,
-                                                 int frame_height, gint id);
+                                                 int frame_height, gint id, const RoiOrigin &origin = {});
+
+// An id for the next object added to the buffer: one more than the largest
+// ROI id on it (0 on a buffer without ROIs), so that objects of several
+// elements keep ids unique in the buffer.
+gint gpudetect_roi_next_id (GstBuffer *buf);
 
 // Adds a tracker's parameters to an object.
 void gpudetect_roi_add_tracking (GstVideoRegionOfInterestMeta *roi, guint64 object_id, double confidence,
