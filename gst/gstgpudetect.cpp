@@ -13,10 +13,26 @@
  * kernels and the readback of frame N run on the device while upstream
  * produces frame N+1; up to max-in-flight frames are held, in order.
  *
+ * With inference-region=roi-list it searches only inside the objects that
+ * elements upstream found (those whose label object-class names, at least
+ * object-min-size pixels wide and high, enlarged by object-margin), all of a
+ * frame's in one pass over the device, each as the object cut out as a frame
+ * of its own would be searched; each object found there names the one it was
+ * found in (parent_id).  Object ids are unique in the buffer across elements,
+ * and every object says which model and element found it (model_name,
+ * element_name).  Secondary search is for the families that read the frame
+ * through their pyramid (OpenCV cascades, WaldBoost; docs/secondary.md).
+ *
  * ## Example
  * |[
  * gst-launch-1.0 filesrc location=clip.mp4 ! decodebin ! videoconvert ! \
  *     gpudetect model=lbp-frontalface-improved min-size-width=24 min-size-height=24 ! \
+ *     roioverlay ! videoconvert ! autovideosink
+ * ]|
+ * Eyes inside faces:
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! gpudetect model=lbp-frontalface-improved ! \
+ *     gpudetect model=haar-eye inference-region=roi-list object-class=face ! \
  *     roioverlay ! videoconvert ! autovideosink
  * ]|
  */
@@ -39,6 +55,7 @@
 #include <gst/video/video.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -72,6 +89,10 @@ struct Settings {
   guint interval = DEFAULT_INFERENCE_INTERVAL;
   bool skip_when_busy = false;
   int roi_x = 0, roi_y = 0, roi_w = 0, roi_h = 0;
+  GstGpuDetectInferenceRegion inference_region = GST_GPU_DETECT_INFERENCE_REGION_FULL_FRAME;
+  std::string object_class; // labels, comma-separated; empty: every object
+  int object_min_size = 0;
+  double object_margin = 0;
 };
 
 // A held buffer: its detector slot and result.
@@ -81,6 +102,7 @@ struct DetectFrame : GpuFrame {
   gpudetect::FrameResult result;
   bool detected = false;     // `result` holds the frame's objects
   std::string label;
+  std::vector<gint> parents; // inference-region=roi-list: the ROI id of each searched region
 };
 
 // Adds the time from its construction to its destruction to a counter.
@@ -103,6 +125,8 @@ struct GstGpuDetectPrivate {
   std::unique_ptr<gpudetect::Detector> detector;
   guint64 frame_count = 0;
   std::string device_name;
+  std::string model_name;                 // the model file's name without extension (model_name of objects)
+  guint64 regions_left_out = 0;           // roi-list regions no pass had room for, all told
   guint64 lost_candidates = 0;            // windows a family's full list dropped, all told
   gint64 element_us = 0;                  // streaming thread's time in submit and output, all told
   guint64 element_frames = 0;             // buffers that went through submit
@@ -121,10 +145,61 @@ static void attach_results (GstGpuDetect *self, GstBuffer *buf, const DetectFram
 {
   const GstVideoInfo *info = gst_gpu_base_transform_info (GST_GPU_BASE_TRANSFORM (self));
   const GQuark label = g_quark_from_string (p.label.c_str ());
-  gint id = 0;
-  for (const gpudetect::Detection &d : p.result.objects)
+  gint id = gpudetect_roi_next_id (buf); // after the objects of elements upstream
+  gchar *element = gst_object_get_name (GST_OBJECT (self));
+  for (const gpudetect::Detection &d : p.result.objects) {
+    RoiOrigin origin;
+    origin.model_name = self->priv->model_name.c_str ();
+    origin.element_name = element;
+    if (d.region >= 0 && static_cast<size_t> (d.region) < p.parents.size ())
+      origin.parent_id = p.parents[d.region];
     gpudetect_roi_add (buf, label, d.rect.x + p.roi_x, d.rect.y + p.roi_y, d.rect.width, d.rect.height, d.confidence,
-                       d.label_id, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), id++);
+                       d.label_id, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), id++, origin);
+  }
+  g_free (element);
+}
+
+// Whether `label` is one of object-class's comma-separated labels (any
+// label where it is empty).
+static bool object_class_matches (const std::string &classes, const char *label)
+{
+  if (classes.empty ())
+    return true;
+  size_t start = 0;
+  while (start <= classes.size ()) {
+    size_t end = classes.find (',', start);
+    if (end == std::string::npos)
+      end = classes.size ();
+    std::string c = classes.substr (start, end - start);
+    c.erase (0, c.find_first_not_of (" \t"));
+    c.erase (c.find_last_not_of (" \t") + 1);
+    if (!c.empty () && c == label)
+      return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+// inference-region=roi-list: the regions to search, the objects upstream
+// elements attached that object-class and object-min-size let through,
+// enlarged by object-margin on every side; their ids in `parents`.
+static std::vector<gpudetect::Region> upstream_regions (GstBuffer *buf, const Settings &s, std::vector<gint> *parents)
+{
+  std::vector<gpudetect::Region> regions;
+  parents->clear ();
+  gpudetect_roi_for_each (buf, [&] (GstVideoRegionOfInterestMeta *roi) {
+    const char *label = roi->roi_type ? g_quark_to_string (roi->roi_type) : "";
+    if (!object_class_matches (s.object_class, label))
+      return;
+    if (static_cast<int> (roi->w) < s.object_min_size || static_cast<int> (roi->h) < s.object_min_size)
+      return;
+    const double mx = roi->w * s.object_margin, my = roi->h * s.object_margin;
+    const double x0 = roi->x - mx, y0 = roi->y - my, x1 = roi->x + roi->w + mx, y1 = roi->y + roi->h + my;
+    auto to_int = [] (double v) { return static_cast<int> (std::clamp (std::round (v), -1e9, 1e9)); };
+    regions.push_back ({to_int (x0), to_int (y0), to_int (x1) - to_int (x0), to_int (y1) - to_int (y0)});
+    parents->push_back (roi->id);
+  });
+  return regions;
 }
 
 static void post_message (GstGpuDetect *self, GstBuffer *buf, const DetectFrame &p)
@@ -169,6 +244,13 @@ static gboolean gst_gpu_detect_complete (GstGpuBaseTransform *base, GpuFrame *fr
     return FALSE;
   }
   p.detected = true;
+  if (p.result.regions_left_out > 0) {
+    priv->regions_left_out += p.result.regions_left_out;
+    GST_WARNING_OBJECT (self, "%d objects of this frame not searched (%" G_GUINT64_FORMAT " so far): their "
+                        "pyramids would take more than the 1024 levels of one pass; a larger min-size-width/height "
+                        "or scale-factor, or a stricter object-class or object-min-size, leaves fewer",
+                        p.result.regions_left_out, priv->regions_left_out);
+  }
   if (p.result.lost > 0) {
     // a list of the family's own was full: those windows were not
     // evaluated to the end
@@ -368,6 +450,26 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     }
     return FALSE;
   }
+  {
+    std::lock_guard<std::mutex> g (priv->settings.lock);
+    if (priv->settings.values.inference_region == GST_GPU_DETECT_INFERENCE_REGION_ROI_LIST &&
+        !priv->detector->searches_regions ()) {
+      const std::string shown = gpudetect::name_for_message (priv->settings.values.model);
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+                         (_("Detection model \"%s\" can only search whole frames, not inside other objects."),
+                          shown.c_str ()),
+                         ("inference-region=roi-list is for OpenCV cascades and WaldBoost models; this model is of "
+                          "the %s family", priv->detector->model ().family.c_str ()));
+      priv->detector.reset ();
+      return FALSE;
+    }
+  }
+  {
+    const std::string &path = priv->detector->model ().path;
+    std::string name = path.substr (path.rfind ('/') + 1);
+    priv->model_name = name.substr (0, name.rfind ('.'));
+  }
+  priv->regions_left_out = 0;
   priv->device_name = priv->detector->device ().describe ();
   GST_INFO_OBJECT (self, "model %s on %s%s", priv->detector->model ().path.c_str (), priv->device_name.c_str (),
                    priv->detector->built_from_cache () ? " (kernels from cache)" : "");
@@ -492,7 +594,18 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
   if (detect) {
     if (!gst_gpu_base_transform_make_room (base, [priv] { return priv->detector->free_slots () > 0; }))
       return gst_gpu_base_transform_stopping (base) ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
-    const bool full_frame = s.roi_x <= 0 && s.roi_y <= 0 && s.roi_w <= 0 && s.roi_h <= 0;
+    const bool roi_list = s.inference_region == GST_GPU_DETECT_INFERENCE_REGION_ROI_LIST;
+    std::vector<gpudetect::Region> regions;
+    if (roi_list) {
+      regions = upstream_regions (buf, s, &p.parents);
+      if (regions.empty ()) { // nothing to search in: no objects
+        p.detected = true;
+        gst_gpu_base_transform_count_processed (base);
+        *out = std::move (entry);
+        return GST_FLOW_OK;
+      }
+    }
+    const bool full_frame = roi_list || (s.roi_x <= 0 && s.roi_y <= 0 && s.roi_w <= 0 && s.roi_h <= 0);
     const bool share = priv->consumer && full_frame;
     if (share)
       p.buffer = buf = gst_buffer_make_writable (buf); // for the frame's meta
@@ -503,7 +616,8 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
         share ? static_cast<GstMapFlags> (GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF) : GST_MAP_READ;
     if (!gst_gpu_base_transform_map (base, &p, flags))
       return GST_FLOW_ERROR;
-    const Region r = search_region (s, GST_VIDEO_FRAME_WIDTH (&frame), GST_VIDEO_FRAME_HEIGHT (&frame));
+    const Region r = roi_list ? Region{0, 0, GST_VIDEO_FRAME_WIDTH (&frame), GST_VIDEO_FRAME_HEIGHT (&frame)}
+                              : search_region (s, GST_VIDEO_FRAME_WIDTH (&frame), GST_VIDEO_FRAME_HEIGHT (&frame));
     const int rx = r.x, ry = r.y, rw = r.width, rh = r.height;
     gpudetect::Frame f;
     f.format = pixel_format (GST_VIDEO_FRAME_FORMAT (&frame));
@@ -523,7 +637,7 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
     }
     gpudetect::Error err;
     if (rw > 0 && rh > 0)
-      err = priv->detector->submit (f, &p.ticket);
+      err = roi_list ? priv->detector->submit (f, regions, &p.ticket) : priv->detector->submit (f, &p.ticket);
     if (share && p.ticket >= 0)
       gst_buffer_add_gpu_detect_frame_meta (buf, priv->detector->device_frame (p.ticket));
     if (p.ticket >= 0)
@@ -638,6 +752,20 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
       "Width of the searched region (0: to the right edge)", 0, G_MAXINT, 0, playing), &Settings::roi_w);
   props.field (g_param_spec_int ("roi-height", "Search region height",
       "Height of the searched region (0: to the bottom edge)", 0, G_MAXINT, 0, playing), &Settings::roi_h);
+  props.field (g_param_spec_enum ("inference-region", "Inference region",
+      "Where to search: the whole frame (or the roi-* rectangle), or inside the objects that elements upstream "
+      "found (roi-list; object-class, object-min-size and object-margin pick and enlarge them)",
+      GST_TYPE_GPU_DETECT_INFERENCE_REGION, GST_GPU_DETECT_INFERENCE_REGION_FULL_FRAME, ready),
+      &Settings::inference_region);
+  props.field (g_param_spec_string ("object-class", "Object class",
+      "inference-region=roi-list: the labels of the upstream objects to search in, comma-separated "
+      "(e.g. face,person); empty: every object", "", playing), &Settings::object_class);
+  props.field (g_param_spec_int ("object-min-size", "Object minimum size",
+      "inference-region=roi-list: upstream objects narrower or lower than this many pixels are not searched",
+      0, G_MAXINT, 0, playing), &Settings::object_min_size);
+  props.field (g_param_spec_double ("object-margin", "Object margin",
+      "inference-region=roi-list: each upstream object is searched enlarged on every side by this fraction of "
+      "its width and height (clipped to the frame)", 0.0, 10.0, 0.0, playing), &Settings::object_margin);
   props.field (g_param_spec_string ("tuning", "Tuning",
       "Expert knobs of the engine, \"key=value;key=value\" (README, Tuning): the schedule, the upload queue, "
       "the WaldBoost reduction divisors, ...; empty: the measured defaults", "", ready), &Settings::tuning);
@@ -670,4 +798,16 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   base_class->discard = GST_DEBUG_FUNCPTR (gst_gpu_detect_discard);
   base_class->retire = gst_gpu_detect_retire;
   base_class->host_memory = GST_DEBUG_FUNCPTR (gst_gpu_detect_host_memory);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_DETECT_INFERENCE_REGION, static_cast<GstPluginAPIFlags> (0));
+}
+
+GType gst_gpu_detect_inference_region_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+      {GST_GPU_DETECT_INFERENCE_REGION_FULL_FRAME, "The whole frame (or the roi-* rectangle)", "full-frame"},
+      {GST_GPU_DETECT_INFERENCE_REGION_ROI_LIST, "Inside the objects elements upstream found", "roi-list"},
+      {0, nullptr, nullptr},
+  };
+  return gpudetect_enum_register (&type, "GstGpuDetectInferenceRegion", values);
 }

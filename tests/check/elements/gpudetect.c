@@ -289,6 +289,76 @@ GST_START_TEST (test_errors)
 }
 GST_END_TEST;
 
+/* A second gpudetect searching inside the first's faces
+ * (inference-region=roi-list): eyes inside the face, each naming the face as
+ * its parent, ids unique in the buffer, every object saying which model and
+ * element found it; an object-class that matches nothing searches nothing;
+ * a model of a family that searches whole frames only is refused. */
+GST_START_TEST (test_secondary_detection)
+{
+  GstHarness *h = gst_harness_new_parse ("gpudetect name=faces " FACE_PROPS " ! "
+      "gpudetect name=eyes model=haar-eye-tree-eyeglasses inference-region=roi-list object-class=person,face "
+      "object-margin=0.2");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=256,height=300,framerate=30/1");
+  gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  GstBuffer *b = gst_harness_pull (h);
+  /* OpenCV's CascadeClassifier with haarcascade_eye_tree_eyeglasses.xml
+   * (scale 1.1, 3 neighbours) on the face enlarged by a fifth on every side
+   * and cut out (70, 55, 126 x 126) finds the two eyes (behind glasses) at
+   * (72, 28, 22 x 22) and (30, 31, 23 x 23) of the cut-out */
+  const int eyes[2][4] = {{70 + 72, 55 + 28, 22, 22}, {70 + 30, 55 + 31, 23, 23}};
+  fail_unless_equals_int (count_rois (b), 3);
+  GstVideoRegionOfInterestMeta *face = NULL;
+  int found = 0;
+  gpointer state = NULL;
+  GstMeta *meta;
+  gint ids[3], n = 0;
+  while ((meta = gst_buffer_iterate_meta_filtered (b, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    ids[n++] = roi->id;
+    GstStructure *d = gst_video_region_of_interest_meta_get_param (roi, "detection");
+    fail_unless (d != NULL);
+    const gchar *label = g_quark_to_string (roi->roi_type);
+    if (strcmp (label, "face") == 0) {
+      face = roi;
+      fail_unless_equals_int (roi->parent_id, -1);
+      fail_unless_equals_string (gst_structure_get_string (d, "model_name"), "lbpcascade_frontalface_improved");
+      fail_unless_equals_string (gst_structure_get_string (d, "element_name"), "faces");
+      continue;
+    }
+    fail_unless_equals_string (label, "eye");
+    fail_unless (face != NULL, "the eyes come after the face they were found in");
+    fail_unless_equals_int (roi->parent_id, face->id);
+    fail_unless_equals_string (gst_structure_get_string (d, "model_name"), "haarcascade_eye_tree_eyeglasses");
+    fail_unless_equals_string (gst_structure_get_string (d, "element_name"), "eyes");
+    for (int e = 0; e < 2; e++)
+      if ((int) roi->x == eyes[e][0] && (int) roi->y == eyes[e][1] && (int) roi->w == eyes[e][2] &&
+          (int) roi->h == eyes[e][3])
+        found |= 1 << e;
+  }
+  fail_unless_equals_int (found, 3);
+  fail_unless (ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+
+  /* no upstream object of the class: nothing searched, the face alone */
+  h = gst_harness_new_parse ("gpudetect " FACE_PROPS " ! gpudetect model=haar-eye inference-region=roi-list "
+      "object-class=car");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=256,height=300,framerate=30/1");
+  gst_harness_push (h, make_frame (&face_image, GST_VIDEO_FORMAT_GRAY8, 0));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  b = gst_harness_pull (h);
+  fail_unless_equals_int (count_rois (b), 1);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+
+  /* a family that searches whole frames only */
+  expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=forest-frontalface "
+      "inference-region=roi-list ! fakesink", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS);
+}
+GST_END_TEST;
+
 /* Sets the pipeline to PLAYING from another thread: a start() that blocks
  * (a FIFO opened for reading waits for a writer) fails the test on the
  * timeout below rather than hanging it. */
@@ -1050,6 +1120,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_flush_mid_flight);
   tcase_add_test (tc, test_inference_interval);
   tcase_add_test (tc, test_roi_and_resolution_change);
+  tcase_add_test (tc, test_secondary_detection);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_model_not_a_file);
   tcase_add_test (tc, test_messages_and_latency);
