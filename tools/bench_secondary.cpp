@@ -1,0 +1,205 @@
+// gpudetect-bench-secondary: the cost of a second model searched inside the
+// objects of a first (inference-region=roi-list: eyes inside faces), beside
+// the first's, on the same frames; and OpenCV's CascadeClassifier doing the
+// same on the CPU (the second model on each object cut out), where built with
+// OpenCV.
+//
+//   gpudetect-bench-secondary [--primary lbp-frontalface-improved] [--secondary haar-eye]
+//                             [--margin 0.2] [--device SEL] [--frames 200] [--warmup 20]
+//                             [--opencv-frames 20] [--tuning KEY=VALUE;...] FRAME.pgm...
+//
+// Per frame: the primary's device time (first command to last, OpenCL
+// profiling events) and its objects; the secondary over those objects
+// enlarged by --margin, all in one pass: its device time, and its host time
+// from submit to its objects, twice: with the same objects every frame (the
+// pyramid planned once) and with objects that move by a pixel every frame (a
+// new plan, and a wait for the device, every frame, as in a live video).
+// Medians over --frames frames after --warmup.
+#include "detector.h"
+
+#ifdef HAVE_OPENCV
+#include <opencv2/core/utility.hpp>
+#include <opencv2/objdetect.hpp>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace gpudetect;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Image {
+  std::string name;
+  int width = 0, height = 0;
+  std::vector<uint8_t> pixels;
+};
+
+bool read_pgm (const std::string &path, Image *img) {
+  std::ifstream f (path, std::ios::binary);
+  std::string magic;
+  int maxval = 0;
+  if (!(f >> magic >> img->width >> img->height >> maxval) || magic != "P5" || maxval != 255 || img->width <= 0 ||
+      img->height <= 0)
+    return false;
+  f.get ();
+  img->pixels.resize (static_cast<size_t> (img->width) * img->height);
+  f.read (reinterpret_cast<char *> (img->pixels.data ()), img->pixels.size ());
+  const size_t s = path.find_last_of ('/');
+  img->name = s == std::string::npos ? path : path.substr (s + 1);
+  return static_cast<bool> (f);
+}
+
+double median (std::vector<double> v) {
+  if (v.empty ())
+    return 0;
+  std::sort (v.begin (), v.end ());
+  return v.size () % 2 ? v[v.size () / 2] : 0.5 * (v[v.size () / 2 - 1] + v[v.size () / 2]);
+}
+
+double us_since (Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro> (Clock::now () - t0).count ();
+}
+
+int fail (const char *what, const Error &e) {
+  std::fprintf (stderr, "%s: %s\n", what, e.message.c_str ());
+  return 1;
+}
+
+} // namespace
+
+int main (int argc, char **argv) {
+  DetectorConfig p, s;
+  p.model = "lbp-frontalface-improved";
+  p.min_size = {24, 24};
+  s.model = "haar-eye";
+  p.profile = s.profile = true;
+  double margin = 0.2;
+  int frames = 200, warmup = 20, opencv_frames = 20;
+  std::vector<std::string> paths;
+  for (int i = 1; i < argc; i++) {
+    const std::string a = argv[i];
+    auto next = [&] () -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf (stderr, "%s needs a value\n", a.c_str ());
+        std::exit (2);
+      }
+      return argv[++i];
+    };
+    if (a == "--primary") p.model = next ();
+    else if (a == "--secondary") s.model = next ();
+    else if (a == "--margin") margin = std::atof (next ().c_str ());
+    else if (a == "--device") p.device = s.device = next ();
+    else if (a == "--frames") frames = std::max (1, std::atoi (next ().c_str ()));
+    else if (a == "--warmup") warmup = std::max (0, std::atoi (next ().c_str ()));
+    else if (a == "--opencv-frames") opencv_frames = std::max (0, std::atoi (next ().c_str ()));
+    else if (a == "--tuning") p.tuning = s.tuning = next ();
+    else if (a == "-h" || a == "--help") {
+      std::printf ("usage: %s [--primary MODEL] [--secondary MODEL] [--margin F] [--device SEL] [--frames N]\n"
+                   "       [--warmup N] [--opencv-frames N] [--tuning KEY=VALUE;...] FRAME.pgm...\n", argv[0]);
+      return 0;
+    } else if (!a.empty () && a[0] == '-') {
+      std::fprintf (stderr, "unknown option %s (--help)\n", a.c_str ());
+      return 2;
+    } else paths.push_back (a);
+  }
+  if (paths.empty ()) {
+    std::fprintf (stderr, "no frames given (--help)\n");
+    return 2;
+  }
+  std::unique_ptr<Detector> primary, secondary;
+  if (Error e = Detector::create (p, &primary))
+    return fail ("primary", e);
+  s.share = nullptr;
+  if (Error e = Detector::create (s, &secondary))
+    return fail ("secondary", e);
+  std::printf ("device %s\nprimary %s, secondary %s inside its objects (margin %.2f)\n",
+               primary->device ().describe ().c_str (), primary->model ().path.c_str (),
+               secondary->model ().path.c_str (), margin);
+  std::printf ("%-16s %7s %9s %9s %8s %9s %9s %9s %8s\n", "frame", "objects", "prim_dev", "sec_dev", "sec/prim",
+               "sec_host", "moving", "mov_host", "found");
+  for (const std::string &path : paths) {
+    Image img;
+    if (!read_pgm (path, &img)) {
+      std::fprintf (stderr, "cannot read %s\n", path.c_str ());
+      return 1;
+    }
+    Frame f;
+    f.data = img.pixels.data ();
+    f.width = img.width;
+    f.height = img.height;
+    f.stride = img.width;
+    std::vector<double> prim_dev, sec_dev, sec_host, mov_dev, mov_host;
+    std::vector<Region> regions;
+    size_t found = 0;
+    for (int k = 0; k < warmup + frames; k++) {
+      FrameResult r;
+      if (Error e = primary->detect (f, &r))
+        return fail ("primary", e);
+      regions.clear ();
+      for (const Detection &d : r.objects) {
+        const int mx = static_cast<int> (d.rect.width * margin), my = static_cast<int> (d.rect.height * margin);
+        regions.push_back ({d.rect.x - mx, d.rect.y - my, d.rect.width + 2 * mx, d.rect.height + 2 * my});
+      }
+      // the same objects as the frame before, then objects that moved
+      for (int moving = 0; moving < 2; moving++) {
+        std::vector<Region> rs = regions;
+        if (moving)
+          for (Region &q : rs)
+            q.x += k % 2;
+        const auto t0 = Clock::now ();
+        int ticket = -1;
+        FrameResult sr;
+        if (Error e = secondary->submit (f, rs, &ticket))
+          return fail ("secondary", e);
+        if (Error e = secondary->collect (ticket, &sr))
+          return fail ("secondary", e);
+        const double host = us_since (t0);
+        if (k < warmup)
+          continue;
+        (moving ? mov_dev : sec_dev).push_back (sr.times.total_device);
+        (moving ? mov_host : sec_host).push_back (host);
+        if (!moving)
+          found = sr.objects.size ();
+      }
+      if (k >= warmup)
+        prim_dev.push_back (r.times.total_device);
+    }
+    const double pd = median (prim_dev), sd = median (sec_dev);
+    std::printf ("%-16s %7zu %7.1fus %7.1fus %7.1f%% %7.1fus %7.1fus %7.1fus %8zu\n", img.name.c_str (),
+                 regions.size (), pd, sd, pd > 0 ? 100.0 * sd / pd : 0.0, median (sec_host), median (mov_dev),
+                 median (mov_host), found);
+#ifdef HAVE_OPENCV
+    if (opencv_frames > 0) {
+      cv::CascadeClassifier ocv;
+      if (!ocv.load (secondary->model ().path)) {
+        std::printf ("  OpenCV cannot read %s\n", secondary->model ().path.c_str ());
+        continue;
+      }
+      const cv::Mat g (img.height, img.width, CV_8U, img.pixels.data ());
+      std::vector<double> t;
+      for (int k = 0; k < opencv_frames + 2; k++) {
+        const auto t0 = Clock::now ();
+        for (const Region &q : regions) {
+          const cv::Rect rect = cv::Rect (q.x, q.y, q.width, q.height) & cv::Rect (0, 0, g.cols, g.rows);
+          if (rect.area () == 0)
+            continue;
+          std::vector<cv::Rect> out;
+          ocv.detectMultiScale (g (rect), out, s.scale_factor, s.min_neighbors);
+        }
+        if (k >= 2)
+          t.push_back (us_since (t0));
+      }
+      std::printf ("  OpenCV CascadeClassifier, the same objects cut out, %d threads: %.1f us a frame\n",
+                   cv::getNumThreads (), median (t));
+    }
+#endif
+  }
+  return 0;
+}
