@@ -104,3 +104,24 @@ bool gpudetect_frame_query_answered (GstQuery *query)
   gboolean colour = FALSE;
   return s && gst_structure_get_boolean (s, "colour", &colour) && colour;
 }
+
+// Whether a frame gpudetect uploaded is this buffer's frame as the caps
+// describe it (an element between the two that changed the pixels drops the
+// meta; this also catches one that kept it).
+bool gpudetect_device_frame_matches (const gpudetect::DeviceFrame &d, const GstVideoInfo *info)
+{
+  if (d.width != GST_VIDEO_INFO_WIDTH (info) || d.height != GST_VIDEO_INFO_HEIGHT (info))
+    return false;
+  using gpudetect::ChromaLayout;
+  using gpudetect::PixelFormat;
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+  case GST_VIDEO_FORMAT_GRAY8: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::None;
+  case GST_VIDEO_FORMAT_NV12: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::Nv12;
+  case GST_VIDEO_FORMAT_I420: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::I420;
+  case GST_VIDEO_FORMAT_RGBA: return d.format == PixelFormat::Rgba;
+  case GST_VIDEO_FORMAT_BGRA: return d.format == PixelFormat::Bgra;
+  case GST_VIDEO_FORMAT_RGBx: return d.format == PixelFormat::Rgbx;
+  case GST_VIDEO_FORMAT_BGRx: return d.format == PixelFormat::Bgrx;
+  default: return false;
+  }
+}

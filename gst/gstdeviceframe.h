@@ -36,6 +36,11 @@ GstGpuDetectFrameMeta *gst_buffer_add_gpu_detect_frame_meta (GstBuffer *buffer,
 // The frame a buffer carries, where it lies on `context`; null otherwise.
 std::shared_ptr<const gpudetect::DeviceFrame> gst_buffer_get_gpu_detect_frame (GstBuffer *buffer, cl_context context);
 
+// Whether a frame gpudetect uploaded is this buffer's frame as the caps
+// describe it (an element between that changed the pixels drops the meta;
+// this also catches one that kept it).
+bool gpudetect_device_frame_matches (const gpudetect::DeviceFrame &d, const GstVideoInfo *info);
+
 #define GPUDETECT_FRAME_QUERY "gpudetect-device-frame"
 
 // A new query for the elements downstream of an engine on `context`.

@@ -315,6 +315,16 @@ static void post_memory_error (GstGpuDetect *self, const std::string &model, con
                      ("%s", err.message.c_str ()));
 }
 
+// A frame the detector did not take.
+static void post_submit_error (GstGpuDetect *self, const std::string &model, const gpudetect::Error &err)
+{
+  if (err.kind == gpudetect::Error::Kind::Resource) // a new search region or search parameters
+    post_memory_error (self, model, err);
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")),
+                       ("%s", err.message.c_str ()));
+}
+
 // A copy of the settings for the streaming thread; search parameters set
 // since the last copy are handed to the detector.
 static Settings take_settings (GstGpuDetect *self)
@@ -389,6 +399,22 @@ static void post_model_error (GstGpuDetect *self, const std::string &model, cons
                        ("%s", detail));
     break;
   }
+}
+
+// A gpudetect upstream asks whether its frames are read on the device: this
+// one reads them, searching inside its objects on the same context.
+static gboolean gst_gpu_detect_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstGpuDetect *self = GST_GPU_DETECT (trans);
+  if (direction == GST_PAD_SINK) {
+    cl_context c = gpudetect_frame_query_context (query);
+    if (c && self->priv->detector && c == self->priv->detector->context () &&
+        self->priv->settings.copy ().inference_region == GST_GPU_DETECT_INFERENCE_REGION_ROI_LIST) {
+      gpudetect_frame_query_answer (query);
+      return TRUE;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
 }
 
 static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
@@ -605,6 +631,21 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
         return GST_FLOW_OK;
       }
     }
+    // The frame the gpudetect before this one left on the device (on the
+    // same context, which answered its query): searched where it lies.
+    std::shared_ptr<const gpudetect::DeviceFrame> device;
+    if (roi_list)
+      device = gst_buffer_get_gpu_detect_frame (buf, priv->detector->context ());
+    if (device && gpudetect_device_frame_matches (*device, gst_gpu_base_transform_info (base))) {
+      if (gpudetect::Error err = priv->detector->submit (std::move (device), regions, &p.ticket)) {
+        post_submit_error (self, s.model, err);
+        return GST_FLOW_ERROR;
+      }
+      p.done = false;
+      gst_gpu_base_transform_count_processed (base);
+      *out = std::move (entry);
+      return GST_FLOW_OK;
+    }
     const bool full_frame = roi_list || (s.roi_x <= 0 && s.roi_y <= 0 && s.roi_w <= 0 && s.roi_h <= 0);
     const bool share = priv->consumer && full_frame;
     if (share)
@@ -645,11 +686,7 @@ static GstFlowReturn gst_gpu_detect_submit (GstGpuBaseTransform *base, GstBuffer
     else
       p.unmap (); // nothing in flight reads it
     if (err) {
-      if (err.kind == gpudetect::Error::Kind::Resource) // a new search region or search parameters
-        post_memory_error (self, s.model, err);
-      else
-        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (_("Detection failed on the OpenCL device.")),
-                           ("%s", err.message.c_str ()));
+      post_submit_error (self, s.model, err);
       return GST_FLOW_ERROR;
     }
     p.roi_x = rx;
@@ -791,6 +828,7 @@ static void gst_gpu_detect_class_init (GstGpuDetectClass *klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_detect_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_detect_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_gpu_detect_set_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_detect_query);
   base_class->submit = GST_DEBUG_FUNCPTR (gst_gpu_detect_submit);
   base_class->ready = GST_DEBUG_FUNCPTR (gst_gpu_detect_ready);
   base_class->complete = GST_DEBUG_FUNCPTR (gst_gpu_detect_complete);

@@ -211,27 +211,6 @@ static gpudetect::track::ColorFormat color_format (GstVideoFormat f)
   }
 }
 
-// Whether a frame gpudetect uploaded is this buffer's frame as the caps
-// describe it (an element between the two that changed the pixels drops the
-// meta; this also catches one that kept it).
-static bool device_frame_matches (const gpudetect::DeviceFrame &d, const GstVideoInfo *info)
-{
-  if (d.width != GST_VIDEO_INFO_WIDTH (info) || d.height != GST_VIDEO_INFO_HEIGHT (info))
-    return false;
-  using gpudetect::ChromaLayout;
-  using gpudetect::PixelFormat;
-  switch (GST_VIDEO_INFO_FORMAT (info)) {
-  case GST_VIDEO_FORMAT_GRAY8: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::None;
-  case GST_VIDEO_FORMAT_NV12: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::Nv12;
-  case GST_VIDEO_FORMAT_I420: return d.format == PixelFormat::Gray8 && d.chroma == ChromaLayout::I420;
-  case GST_VIDEO_FORMAT_RGBA: return d.format == PixelFormat::Rgba;
-  case GST_VIDEO_FORMAT_BGRA: return d.format == PixelFormat::Bgra;
-  case GST_VIDEO_FORMAT_RGBx: return d.format == PixelFormat::Rgbx;
-  case GST_VIDEO_FORMAT_BGRx: return d.format == PixelFormat::Bgrx;
-  default: return false;
-  }
-}
-
 // The context of the tracker's search (null without search).
 static cl_context search_context (GstGpuTrackPrivate *priv)
 {
@@ -420,7 +399,7 @@ static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer 
   std::shared_ptr<const gpudetect::DeviceFrame> device;
   if (search) {
     device = gst_buffer_get_gpu_detect_frame (buf, search_context (priv));
-    if (device && !device_frame_matches (*device, info)) {
+    if (device && !gpudetect_device_frame_matches (*device, info)) {
       GST_DEBUG_OBJECT (self, "the device frame the buffer carries is not its frame: uploading it");
       device.reset ();
     }

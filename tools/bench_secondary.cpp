@@ -8,13 +8,17 @@
 //                             [--margin 0.2] [--device SEL] [--frames 200] [--warmup 20]
 //                             [--opencv-frames 20] [--tuning KEY=VALUE;...] FRAME.pgm...
 //
-// Per frame: the primary's device time (first command to last, OpenCL
+// Both detectors share one OpenCL context, as two gpudetects of a pipeline
+// do.  Per frame: the primary's device time (first command to last, OpenCL
 // profiling events) and its objects; the secondary over those objects
-// enlarged by --margin, all in one pass: its device time, and its host time
-// from submit to its objects, twice: with the same objects every frame (the
-// pyramid planned once) and with objects that move by a pixel every frame (a
-// new plan, and a wait for the device, every frame, as in a live video).
-// Medians over --frames frames after --warmup.
+// enlarged by --margin, all in one pass: its device time uploading the frame
+// itself ("upload"), and on the frame the primary left on the device
+// ("on frame": no upload, as the element does), with its host time from
+// submit to its objects and each phase's device time; and again on the
+// device frame with objects that move by a pixel every frame (a new plan,
+// and a wait for the device, every frame, as in a live video).  Medians over
+// --frames frames after --warmup.
+#include "cl/cl.h"
 #include "detector.h"
 
 #ifdef HAVE_OPENCV
@@ -113,17 +117,21 @@ int main (int argc, char **argv) {
     std::fprintf (stderr, "no frames given (--help)\n");
     return 2;
   }
+  cl::Device shared;
+  if (Error e = cl::open_device (p.device, true, &shared))
+    return fail ("device", e);
+  p.share = s.share = &shared;
+  p.share_frames = true; // the primary leaves each frame on the device for the secondary
   std::unique_ptr<Detector> primary, secondary;
   if (Error e = Detector::create (p, &primary))
     return fail ("primary", e);
-  s.share = nullptr;
   if (Error e = Detector::create (s, &secondary))
     return fail ("secondary", e);
   std::printf ("device %s\nprimary %s, secondary %s inside its objects (margin %.2f)\n",
                primary->device ().describe ().c_str (), primary->model ().path.c_str (),
                secondary->model ().path.c_str (), margin);
-  std::printf ("%-16s %7s %9s %9s %8s %9s %9s %9s %8s\n", "frame", "objects", "prim_dev", "sec_dev", "sec/prim",
-               "sec_host", "moving", "mov_host", "found");
+  std::printf ("%-16s %7s %9s %9s %9s %8s %9s %9s %9s %6s\n", "frame", "objects", "primary", "upload",
+               "on_frame", "/primary", "host", "moving", "mov_host", "found");
   for (const std::string &path : paths) {
     Image img;
     if (!read_pgm (path, &img)) {
@@ -135,46 +143,66 @@ int main (int argc, char **argv) {
     f.width = img.width;
     f.height = img.height;
     f.stride = img.width;
-    std::vector<double> prim_dev, sec_dev, sec_host, mov_dev, mov_host;
+    std::vector<double> prim_dev, up_dev, sec_dev, sec_host, mov_dev, mov_host;
+    std::vector<std::vector<double>> phases (secondary->phases ().size ());
+    std::vector<double> launches;
     std::vector<Region> regions;
     size_t found = 0;
     for (int k = 0; k < warmup + frames; k++) {
       FrameResult r;
-      if (Error e = primary->detect (f, &r))
+      int pt = -1;
+      if (Error e = primary->submit (f, &pt))
+        return fail ("primary", e);
+      std::shared_ptr<const DeviceFrame> on_device = primary->device_frame (pt);
+      if (Error e = primary->collect (pt, &r))
         return fail ("primary", e);
       regions.clear ();
       for (const Detection &d : r.objects) {
         const int mx = static_cast<int> (d.rect.width * margin), my = static_cast<int> (d.rect.height * margin);
         regions.push_back ({d.rect.x - mx, d.rect.y - my, d.rect.width + 2 * mx, d.rect.height + 2 * my});
       }
-      // the same objects as the frame before, then objects that moved
-      for (int moving = 0; moving < 2; moving++) {
+      // uploading the frame itself, then on the primary's device frame: the
+      // same objects as the frame before, then objects that moved
+      for (int run = 0; run < 3; run++) {
         std::vector<Region> rs = regions;
-        if (moving)
+        if (run == 2)
           for (Region &q : rs)
             q.x += k % 2;
         const auto t0 = Clock::now ();
         int ticket = -1;
         FrameResult sr;
-        if (Error e = secondary->submit (f, rs, &ticket))
+        if (Error e = run == 0 ? secondary->submit (f, rs, &ticket) : secondary->submit (on_device, rs, &ticket))
           return fail ("secondary", e);
         if (Error e = secondary->collect (ticket, &sr))
           return fail ("secondary", e);
         const double host = us_since (t0);
         if (k < warmup)
           continue;
-        (moving ? mov_dev : sec_dev).push_back (sr.times.total_device);
-        (moving ? mov_host : sec_host).push_back (host);
-        if (!moving)
+        if (run == 0) {
+          up_dev.push_back (sr.times.total_device);
+        } else if (run == 1) {
+          sec_dev.push_back (sr.times.total_device);
+          sec_host.push_back (host);
+          for (size_t i = 0; i < phases.size () && i < sr.times.phases.size (); i++)
+            phases[i].push_back (sr.times.phases[i]);
+          launches.push_back (sr.times.launches);
           found = sr.objects.size ();
+        } else {
+          mov_dev.push_back (sr.times.total_device);
+          mov_host.push_back (host);
+        }
       }
       if (k >= warmup)
         prim_dev.push_back (r.times.total_device);
     }
     const double pd = median (prim_dev), sd = median (sec_dev);
-    std::printf ("%-16s %7zu %7.1fus %7.1fus %7.1f%% %7.1fus %7.1fus %7.1fus %8zu\n", img.name.c_str (),
-                 regions.size (), pd, sd, pd > 0 ? 100.0 * sd / pd : 0.0, median (sec_host), median (mov_dev),
-                 median (mov_host), found);
+    std::printf ("%-16s %7zu %7.1fus %7.1fus %7.1fus %7.1f%% %7.1fus %7.1fus %7.1fus %6zu\n", img.name.c_str (),
+                 regions.size (), pd, median (up_dev), sd, pd > 0 ? 100.0 * sd / pd : 0.0, median (sec_host),
+                 median (mov_dev), median (mov_host), found);
+    std::printf ("  on frame, by phase:");
+    for (size_t i = 0; i < phases.size (); i++)
+      std::printf (" %s %.1fus", secondary->phases ()[i].c_str (), median (phases[i]));
+    std::printf ("; %.0f launches\n", median (launches));
 #ifdef HAVE_OPENCV
     if (opencv_frames > 0) {
       cv::CascadeClassifier ocv;

@@ -32,12 +32,12 @@ struct Slot {
   uint32_t read_entries = 0; // pairs read back with the frame (the rest, if any, in collect())
   cl::Event upload, read;   // the upload's event where it ran on the upload queue or when profiling
   std::shared_ptr<DeviceFrame> frame; // share_frames: the frame on the device, shared with other engines
+  std::shared_ptr<const DeviceFrame> input; // a frame another engine uploaded, read in place (held until collected)
   runtime::Timeline kernels; // profiling events of the frame's launches
   int launches = 0;
   bool busy = false;
   mutable bool seen_done = false; // its readback was seen complete (no need to ask the driver again)
   std::shared_ptr<const PyramidGeometry> geom;
-  bool by_regions = false; // geom is a pyramid of regions (plan_regions)
 
   // Whether the frame's device work is done (or failed), asking the driver
   // only until it has said so once.
@@ -307,7 +307,7 @@ struct Detector::Impl {
 
   // The frame's luma on the device, for the family.
   const cl::Mem &device_src (const Slot &s) const {
-    return s.frame ? s.frame->mem : rt.has_upload_queue () ? s.src : src;
+    return s.input ? s.input->mem : s.frame ? s.frame->mem : rt.has_upload_queue () ? s.src : src;
   }
 
   Error upload (const Frame &f, Slot &s, cl_command_queue q, cl_event *ev) {
@@ -359,17 +359,20 @@ struct Detector::Impl {
     s.launches = 0;
     s.seen_done = false;
     // the upload on the second queue, overlapping the frame before
-    const bool overlap = rt.has_upload_queue () && (upload_mode == 1 || device_busy (s));
+    const bool overlap = !s.input && rt.has_upload_queue () && (upload_mode == 1 || device_busy (s));
     cl_command_queue uq = overlap ? rt.uploads () : rt.queue ();
-    if (cfg.share_frames)
+    if (cfg.share_frames && !s.input)
       if (Error e = prepare_frame (f, s))
         return e;
-    if (Error e = upload (f, s, uq, rt.profiling () || overlap ? s.upload.out () : nullptr))
-      return e;
-    if (cfg.share_frames)
-      if (Error e = upload_chroma (f, s, uq))
+    if (!s.input) {
+      if (Error e = upload (f, s, uq, rt.profiling () || overlap ? s.upload.out () : nullptr))
         return e;
-    const cl_event uploaded = overlap ? s.upload.get () : nullptr;
+      if (cfg.share_frames)
+        if (Error e = upload_chroma (f, s, uq))
+          return e;
+    }
+    // the frame another engine uploaded: the first launch waits for its upload
+    const cl_event uploaded = s.input ? s.input->uploaded.get () : overlap ? s.upload.get () : nullptr;
     if (overlap)
       GPUDETECT_CL_TRY (clFlush (uq));
     cl_event done = nullptr;
@@ -397,7 +400,8 @@ struct Detector::Impl {
     return {};
   }
 
-  Error submit (const Frame &f, const std::vector<Region> *regions, int *ticket);
+  Error submit (const Frame &f, const std::vector<Region> *regions, int *ticket,
+                std::shared_ptr<const DeviceFrame> input = nullptr);
 
   // A pyramid of regions' objects: each region's hits grouped by the family
   // as those of an image of the region's size, then moved into the frame.
@@ -488,28 +492,55 @@ Error Detector::create (const DetectorConfig &config, std::unique_ptr<Detector> 
 
 Error Detector::submit (const Frame &f, int *ticket) { return impl_->submit (f, nullptr, ticket); }
 
+namespace {
+// The part of r inside a w x h frame; a region with nothing left stays,
+// empty, so that the objects' region indices are the caller's.
+Region clip_region (const Region &r, int w, int h) {
+  const int x0 = std::clamp (r.x, 0, w), y0 = std::clamp (r.y, 0, h);
+  const int x1 = std::clamp (r.x + std::max (r.width, 0), x0, w);
+  const int y1 = std::clamp (r.y + std::max (r.height, 0), y0, h);
+  return {x0, y0, x1 - x0, y1 - y0};
+}
+} // namespace
+
 Error Detector::submit (const Frame &f, const std::vector<Region> &regions, int *ticket) {
   if (!impl_->family->searches_regions ())
     return {"the " + impl_->family->info ().family + " family searches whole frames only, not regions of them",
             Error::Kind::Config};
-  // clipped to the frame; a region with nothing left stays, empty, so that
-  // the objects' region indices are the caller's
   std::vector<Region> clipped;
   clipped.reserve (regions.size ());
-  for (const Region &r : regions) {
-    const int x0 = std::clamp (r.x, 0, f.width), y0 = std::clamp (r.y, 0, f.height);
-    const int x1 = std::clamp (r.x + std::max (r.width, 0), x0, f.width);
-    const int y1 = std::clamp (r.y + std::max (r.height, 0), y0, f.height);
-    clipped.push_back ({x0, y0, x1 - x0, y1 - y0});
-  }
+  for (const Region &r : regions)
+    clipped.push_back (clip_region (r, f.width, f.height));
   return impl_->submit (f, &clipped, ticket);
 }
 
 bool Detector::searches_regions () const { return impl_->family->searches_regions (); }
 
-Error Detector::Impl::submit (const Frame &f, const std::vector<Region> *regions, int *ticket) {
+Error Detector::submit (std::shared_ptr<const DeviceFrame> frame, const std::vector<Region> &regions, int *ticket) {
+  Impl &m = *impl_;
+  if (!frame || !frame->mem || frame->context != m.dev ().context.get ())
+    return {"the frame does not lie on this detector's OpenCL context", Error::Kind::Config};
+  if (frame->offset[0] != 0 || frame->stride[0] != frame->width * bytes_per_pixel (frame->format))
+    return {"the device frame's first plane is not packed at its start", Error::Kind::Config};
+  if (!m.family->searches_regions ())
+    return {"the " + m.family->info ().family + " family searches whole frames only, not regions of them",
+            Error::Kind::Config};
+  Frame f; // its layout: the pixels are on the device
+  f.width = frame->width;
+  f.height = frame->height;
+  f.format = frame->format;
+  f.stride = frame->stride[0];
+  std::vector<Region> clipped;
+  clipped.reserve (regions.size ());
+  for (const Region &r : regions)
+    clipped.push_back (clip_region (r, f.width, f.height));
+  return m.submit (f, &clipped, ticket, std::move (frame));
+}
+
+Error Detector::Impl::submit (const Frame &f, const std::vector<Region> *regions, int *ticket,
+                              std::shared_ptr<const DeviceFrame> input) {
   Impl &m = *this;
-  if (!f.data || f.width <= 0 || f.height <= 0 || f.stride < f.width * bytes_per_pixel (f.format))
+  if ((!f.data && !input) || f.width <= 0 || f.height <= 0 || f.stride < f.width * bytes_per_pixel (f.format))
     return "invalid frame";
   auto it = std::find_if (m.slots.begin (), m.slots.end (), [] (const Slot &s) { return !s.busy; });
   if (it == m.slots.end ())
@@ -521,15 +552,17 @@ Error Detector::Impl::submit (const Frame &f, const std::vector<Region> *regions
       return e;
     m.params_dirty = false;
   }
-  if (Error e = m.prepare_slot (*it, m.cfg.direct_upload ? 0 : m.src_size))
+  if (Error e = m.prepare_slot (*it, m.cfg.direct_upload || input ? 0 : m.src_size))
     return e;
   const auto t0 = Clock::now ();
   const double copy0 = m.host_times.copy_us;
+  it->input = std::move (input);
   Error enqueue_error = m.enqueue (f, *it);
   m.host_times.enqueue_us += us_since (t0) - (m.host_times.copy_us - copy0);
   m.host_times.frames++;
   if (enqueue_error) {
     clFinish (m.rt.queue ());
+    it->input.reset ();
     return enqueue_error;
   }
   it->busy = true;
@@ -566,8 +599,12 @@ Error Detector::collect (int ticket, FrameResult *out) {
   m.host_times.wait_us += m.last_wait_us;
   if (failed && failed.kind == Error::Kind::Interrupted)
     s.busy = true; // still in flight (discard(), wait_idle())
-  if (failed)
+  if (failed) {
+    if (failed.kind != Error::Kind::Interrupted)
+      s.input.reset ();
     return failed;
+  }
+  s.input.reset ();
   // More candidates than were read with the frame: the rest from the slot's
   // own buffer (on the upload queue where there is one, so as not to wait
   // for frames queued after it).
@@ -610,6 +647,7 @@ void Detector::discard (int ticket) {
     runtime::wait (s.read.get (), "discarded frame"); // its result is dropped either way
     impl_->host_times.wait_us += us_since (t0);
   }
+  s.input.reset ();
   s.busy = false;
 }
 
@@ -630,7 +668,10 @@ Error Detector::detect (const Frame &frame, FrameResult *out) {
 std::shared_ptr<const DeviceFrame> Detector::device_frame (int ticket) const {
   if (ticket < 0 || ticket >= static_cast<int> (impl_->slots.size ()) || !impl_->slots[ticket].busy)
     return nullptr;
-  return impl_->slots[ticket].frame;
+  const Slot &s = impl_->slots[ticket];
+  if (s.input)
+    return s.input;
+  return s.frame;
 }
 
 int Detector::free_slots () const {

@@ -125,6 +125,12 @@ public:
   // detectors refuse it (kind Config).  A new list of regions is a new
   // geometry: the detector waits for its frames in flight first.
   Error submit (const Frame &frame, const std::vector<Region> &regions, int *ticket);
+  // The same on a frame another engine on this detector's context uploaded
+  // (DetectorConfig::share_frames; device_frame()): no upload, its pixels
+  // read where they lie once its `uploaded` event completes; held until
+  // the frame is collected or discarded.  Its first plane must be the luma
+  // (or 4-byte pixels), rows packed.
+  Error submit (std::shared_ptr<const DeviceFrame> frame, const std::vector<Region> &regions, int *ticket);
   // Whether this model's family searches regions (submit with regions).
   bool searches_regions () const;
   // True once the slot's readback completed (never blocks).

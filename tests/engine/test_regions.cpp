@@ -11,6 +11,9 @@
 //   WaldBoost);
 // - against OpenCV's CascadeClassifier on the cut-out regions, for the
 //   cascades, with the whole-frame parity test's thresholds (tools/compare.h).
+// Two cases read the frame another detector on the same context uploaded
+// (Detector::submit with a DeviceFrame), as a second gpudetect does behind a
+// first.
 // Regions: the faces OpenCV's LBP cascade finds in the image, enlarged by a
 // fifth, and fixed ones (overlapping quadrants, one past the frame's edges,
 // one smaller than the window, an empty one).  A model of a family that
@@ -21,6 +24,7 @@
 #include "check.h"
 #include "pgm_cv.h"
 
+#include "cl/cl.h"
 #include "detector.h"
 
 #include <opencv2/imgproc.hpp>
@@ -74,21 +78,33 @@ bool same (const Detection &a, const Detection &b) {
 struct Case {
   std::string model;
   const char *tuning;
-  bool opencv; // a cascade OpenCV reads
+  bool opencv;       // a cascade OpenCV reads
+  bool device_frame; // the frame another detector on the context uploaded (DeviceFrame), not uploaded again
 };
 
-void run_case (const Case &c, const std::vector<std::string> &images, cv::CascadeClassifier &faces) {
+void run_case (const Case &c, const std::vector<std::string> &images, cv::CascadeClassifier &faces,
+               const cl::Device &shared) {
   DetectorConfig cfg;
   cfg.model = c.model;
   cfg.tuning = c.tuning;
   cfg.min_neighbors = 3;
   cfg.hit_capacity = 1 << 18;
-  std::unique_ptr<Detector> regions, whole;
+  if (c.device_frame)
+    cfg.share = &shared;
+  std::unique_ptr<Detector> regions, whole, uploader;
   if (Error e = Detector::create (cfg, &regions)) {
     CHECK_MSG (false, "%s: %s", c.model.c_str (), e.message.c_str ());
     return;
   }
   CHECK (!Detector::create (cfg, &whole));
+  if (c.device_frame) {
+    // the first engine of a pipeline: it uploads each frame and leaves it on the device
+    DetectorConfig u;
+    u.model = "lbp-frontalface-improved";
+    u.share = &shared;
+    u.share_frames = true;
+    CHECK (!Detector::create (u, &uploader));
+  }
   CHECK (regions->searches_regions ());
   cv::CascadeClassifier ocv;
   if (c.opencv)
@@ -100,12 +116,25 @@ void run_case (const Case &c, const std::vector<std::string> &images, cv::Cascad
     CHECK (read_pgm (path, &g));
     const std::vector<Region> rs = regions_of (g, faces);
     FrameResult got;
-    int ticket = -1;
-    if (Error e = regions->submit (frame_of (g), rs, &ticket)) {
-      CHECK_MSG (false, "%s: %s", path.c_str (), e.message.c_str ());
+    int ticket = -1, up = -1;
+    Error submitted;
+    if (uploader) {
+      CHECK (!uploader->submit (frame_of (g), &up));
+      std::shared_ptr<const DeviceFrame> on_device = uploader->device_frame (up);
+      CHECK (on_device != nullptr);
+      submitted = regions->submit (on_device, rs, &ticket);
+    } else {
+      submitted = regions->submit (frame_of (g), rs, &ticket);
+    }
+    if (submitted) {
+      CHECK_MSG (false, "%s: %s", path.c_str (), submitted.message.c_str ());
       continue;
     }
     CHECK (!regions->collect (ticket, &got));
+    if (uploader) {
+      FrameResult first;
+      CHECK (!uploader->collect (up, &first));
+    }
     CHECK (!got.truncated && got.regions_left_out == 0);
     for (size_t ri = 0; ri < rs.size (); ri++) {
       const Region r = clipped (rs[ri], g.cols, g.rows);
@@ -169,7 +198,8 @@ void run_case (const Case &c, const std::vector<std::string> &images, cv::Cascad
       }
     }
   }
-  std::printf ("%s [%s]: %zu regions searched, %zu objects, %zu raw windows\n", c.model.c_str (), c.tuning, searched,
+  std::printf ("%s [%s]%s: %zu regions searched, %zu objects, %zu raw windows\n", c.model.c_str (), c.tuning,
+               c.device_frame ? " on the device frame" : "", searched,
                objects, windows);
   CHECK (searched > images.size ());
   if (c.opencv) {
@@ -197,15 +227,20 @@ int main (int argc, char **argv) {
   cv::CascadeClassifier faces;
   CHECK (faces.load ("/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml"));
   const Case cases[] = {
-      {"haar-eye", "", true},                          // eyes in faces
-      {"lbp-frontalface-improved", "schedule=gpu", true},
-      {"haar-frontalface-alt2", "schedule=gpu", true}, // trees
-      {"haar-upperbody", "", true},                    // tilted features
-      {"waldboost-frontalface", "schedule=gpu", false},
-      {GPUDETECT_TEST_DATA "/xobjdetect-lfw-face.xml", "", false},
+      {"haar-eye", "", true, true},                           // eyes in faces, on the frame a face detector uploaded
+      {"lbp-frontalface-improved", "schedule=gpu", true, false},
+      {"haar-frontalface-alt2", "schedule=gpu", true, true},  // trees
+      {"haar-upperbody", "", true, false},                    // tilted features
+      {"waldboost-frontalface", "schedule=gpu", false, false},
+      {GPUDETECT_TEST_DATA "/xobjdetect-lfw-face.xml", "", false, false},
   };
+  cl::Device shared;
+  if (Error e = cl::open_device ("", false, &shared)) {
+    std::fprintf (stderr, "no OpenCL device: %s\n", e.message.c_str ());
+    return 1;
+  }
   for (const Case &c : cases)
-    run_case (c, images, faces);
+    run_case (c, images, faces, shared);
 
   // a family that searches whole frames only
   {

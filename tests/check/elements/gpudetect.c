@@ -292,7 +292,8 @@ GST_END_TEST;
 /* A second gpudetect searching inside the first's faces
  * (inference-region=roi-list): eyes inside the face, each naming the face as
  * its parent, ids unique in the buffer, every object saying which model and
- * element found it; an object-class that matches nothing searches nothing;
+ * element found it, searched on the frame the first left on the device; an
+ * object-class that matches nothing searches nothing;
  * a model of a family that searches whole frames only is refused. */
 GST_START_TEST (test_secondary_detection)
 {
@@ -339,6 +340,10 @@ GST_START_TEST (test_secondary_detection)
   }
   fail_unless_equals_int (found, 3);
   fail_unless (ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+  /* the eyes were searched on the frame the face detector left on the device:
+   * it was asked for, so the buffer carries it */
+  GType frame_meta = g_type_from_name ("GstGpuDetectFrameMetaAPI");
+  fail_unless (frame_meta != 0 && gst_buffer_get_meta (b, frame_meta) != NULL);
   gst_buffer_unref (b);
   gst_harness_teardown (h);
 
