@@ -1,13 +1,19 @@
 // WaldBoost model: the project's XML reads back what the writer wrote,
 // malformed and hostile files are refused with a message naming the fault,
-// LBP codes follow the documented bit order, and the reference evaluation
+// LBP codes follow the documented bit order, a model whose table is indexed
+// in the other order (lbpBitOrder="topLeftLow") scores every window as that
+// order says, on the host and on the device, and the reference evaluation
 // rejects, accepts early and runs the tail as the format defines.
 #include "check.h"
+#include "detector.h"
 #include "families/waldboost/model.h"
+
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -156,6 +162,95 @@ int main () {
             wrong += code != waldboost_lbp_code (ii.data (), W + 1, x, y, bw, bh);
           }
     CHECK_MSG (wrong == 0, "%d of %d codes differ", wrong, checked);
+  }
+
+  // The table's bit order: the same predictionValues read as topLeftLow give
+  // each code the value of its bits reversed, and windows that differ from
+  // the default order's, as the reference evaluation and the device find.
+  {
+    std::string values;
+    for (int c = 0; c < 256; c++)
+      values += (c ? " " : "") + std::string (__builtin_popcount (c & 15) > __builtin_popcount (c >> 4) ? "1" : "-1");
+    auto model_text = [&] (const char *order) {
+      return std::string ("<WaldBoostClassifier imageSizeX=\"3\" imageSizeY=\"3\" type=\"LBP\" threshold=\"0\"") +
+             (order ? std::string (" lbpBitOrder=\"") + order + "\"" : "") +
+             "><stage posT=\"inf\" negT=\"-inf\"><HistogramWeakHypothesis predictionValues=\"" + values +
+             "\"><LBPFeature positionX=\"0\" positionY=\"0\" blockWidth=\"1\" blockHeight=\"1\"/>"
+             "</HistogramWeakHypothesis></stage></WaldBoostClassifier>";
+    };
+    WaldBoostModel high, low, named;
+    CHECK (!parse_waldboost (model_text (nullptr), &high));
+    CHECK (!parse_waldboost (model_text ("topLeftHigh"), &named));
+    CHECK (!parse_waldboost (model_text ("topLeftLow"), &low));
+    const Error bad = parse_waldboost (model_text ("clockwise"), &named);
+    CHECK_MSG (bad.message.find ("lbpBitOrder") != std::string::npos, "%s", bad.message.c_str ());
+    int reversed_differ = 0;
+    for (int c = 0; c < 256; c++) {
+      int r = 0;
+      for (int b = 0; b < 8; b++)
+        r |= ((c >> b) & 1) << (7 - b);
+      CHECK (named.stages[0].response[c] == high.stages[0].response[c]);
+      CHECK (low.stages[0].response[c] == high.stages[0].response[r]);
+      reversed_differ += low.stages[0].response[c] != high.stages[0].response[c];
+    }
+    CHECK (reversed_differ == 186); // the codes whose two halves differ in their count of set bits
+
+    // every 3x3 window of a random image (step 2, as the pyramid's first
+    // level), by the reference and on the device
+    std::mt19937 rng (11);
+    const int W = 41, H = 31;
+    std::vector<uint8_t> img (W * H);
+    for (uint8_t &p : img)
+      p = static_cast<uint8_t> (rng () % 256);
+    const std::vector<uint32_t> ii = integral (img, W, H), sq = integral (img, W, H, true);
+    const std::string dir = "/tmp/gpudetect-bitorder-" + std::to_string (getpid ());
+    auto device_hits = [&] (const char *order) {
+      std::set<std::pair<int, int>> hits;
+      const std::string path = dir + (order ? std::string ("-") + order : std::string ("-default")) + ".xml";
+      FILE *f = std::fopen (path.c_str (), "w");
+      CHECK (f != nullptr);
+      if (!f)
+        return hits;
+      const std::string text = model_text (order);
+      std::fwrite (text.data (), 1, text.size (), f);
+      std::fclose (f);
+      DetectorConfig cfg;
+      cfg.model = path;
+      cfg.min_neighbors = 0; // raw windows
+      cfg.max_size = {3, 3};
+      cfg.hit_capacity = 4096;
+      std::unique_ptr<Detector> d;
+      if (Error e = Detector::create (cfg, &d)) {
+        CHECK_MSG (false, "%s", e.message.c_str ());
+        return hits;
+      }
+      Frame fr;
+      fr.data = img.data ();
+      fr.width = fr.stride = W;
+      fr.height = H;
+      FrameResult r;
+      CHECK (!d->detect (fr, &r));
+      for (const RawHit &h : r.hits)
+        if (h.level == 0) // scale 1.1 still rounds the window to 3 pixels: a second level
+          hits.insert ({h.rect.x, h.rect.y});
+      std::printf ("%s: %zu raw windows on the device, %zu objects\n", order ? order : "default", r.hits.size (),
+                   r.objects.size ());
+      std::remove (path.c_str ());
+      return hits;
+    };
+    std::set<std::pair<int, int>> ref_high, ref_low;
+    for (int y = 0; y + 3 <= H; y += 2)
+      for (int x = 0; x + 3 <= W; x += 2) {
+        const uint32_t *o = ii.data () + y * (W + 1) + x, *q = sq.data () + y * (W + 1) + x;
+        if (waldboost_evaluate (high, o, q, W + 1, waldboost_final_threshold_arg (high)).hit)
+          ref_high.insert ({x, y});
+        if (waldboost_evaluate (low, o, q, W + 1, waldboost_final_threshold_arg (low)).hit)
+          ref_low.insert ({x, y});
+      }
+    std::printf ("reference: %zu windows (default order), %zu (topLeftLow)\n", ref_high.size (), ref_low.size ());
+    CHECK (!ref_high.empty () && !ref_low.empty () && ref_high != ref_low);
+    CHECK_MSG (device_hits (nullptr) == ref_high, "default order: the device's windows differ from the reference's");
+    CHECK_MSG (device_hits ("topLeftLow") == ref_low, "topLeftLow: the device's windows differ from the reference's");
   }
 
   // Evaluation: rejection below negT, early acceptance above posT, the tail,

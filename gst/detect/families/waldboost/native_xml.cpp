@@ -1,7 +1,7 @@
 // The project's WaldBoost XML (models/README.md):
 //
 //   <WaldBoostClassifier classifierName="..." minStdDev="0" imageSizeX="24" imageSizeY="24" type="LBP"
-//                        threshold="0">
+//                        threshold="0" lbpBitOrder="topLeftHigh">
 //     <schedule divisors="8 4 4 4" syncFirst="4" syncStep="2"/>        (optional)
 //     <stage posT="1e+50" negT="-1.5">
 //       <HistogramWeakHypothesis predictionValues="v0 ... v255">
@@ -11,7 +11,14 @@
 //     ...
 //   </WaldBoostClassifier>
 //
-// |posT|, |negT| >= 1e30 (or inf) mean never.
+// |posT|, |negT| >= 1e30 (or inf) mean never.  lbpBitOrder (optional) says how
+// predictionValues are indexed by the LBP code: topLeftHigh (the default,
+// OpenCV's order and the shipped models') has the top-left block as bit 7,
+// then clockwise down to the left block as bit 0; topLeftLow (the WaldBoost
+// paper's figure) has the top-left block as bit 0, then clockwise up to the
+// left block as bit 7.  The engine computes codes in OpenCV's order, so a
+// topLeftLow table is read reordered: response[c] = predictionValues[reverse
+// of c's bits].  The writer writes topLeftHigh (the attribute left out).
 #include "model.h"
 
 #include "core/models.h"
@@ -35,6 +42,14 @@ constexpr double kMaxResponse = 1e6;     // |response| bound
 constexpr double kMaxSumBound = 1 << 30; // sum over stages of the largest |response|: int64 sums never overflow
 
 std::string stage_where (size_t i) { return "stage " + std::to_string (i); }
+
+// c's 8 bits in the other order (bit 0 <-> bit 7, ...).
+int reverse_bits8 (int c) {
+  int r = 0;
+  for (int b = 0; b < 8; b++)
+    r |= ((c >> b) & 1) << (7 - b);
+  return r;
+}
 
 bool attr_double (const xmlNode *n, const char *name, double *v, bool allow_inf) {
   std::string s;
@@ -221,6 +236,18 @@ Error read_waldboost_native (const xmlNode *root, WaldBoostModel *out) {
   }
   if (m.stages.empty ())
     return "<WaldBoostClassifier> holds no <stage>";
+  if (xml::attribute (root, "lbpBitOrder", &s)) {
+    if (s == "topLeftLow") {
+      for (WaldBoostModel::Stage &st : m.stages) {
+        const std::array<float, 256> file = st.response;
+        for (int c = 0; c < 256; c++)
+          st.response[c] = file[reverse_bits8 (c)];
+      }
+    } else if (s != "topLeftHigh") {
+      return "<WaldBoostClassifier>: lbpBitOrder must be topLeftHigh (the top-left block is bit 7) or topLeftLow "
+             "(the top-left block is bit 0), not \"" + xml::excerpt (s) + "\"";
+    }
+  }
   m.format = WaldBoostModel::Format::Native;
   *out = std::move (m);
   return {};
