@@ -210,6 +210,26 @@ void gst_gpu_base_transform_report_skip (GstGpuBaseTransform *self, GstBuffer *b
   gst_element_post_message (GST_ELEMENT (self), m);
 }
 
+std::unique_ptr<gpudetect::cl::BuildReport> gst_gpu_base_transform_report_builds (GstGpuBaseTransform *self,
+                                                                                 GstDebugCategory *category,
+                                                                                 const std::string &what)
+{
+  return std::make_unique<gpudetect::cl::BuildReport> ([self, category, what] (const gpudetect::cl::BuildEvent &e) {
+    if (!e.done)
+      GST_CAT_INFO_OBJECT (category, self, "building the OpenCL kernels for %s on %s (once: later starts read them from the "
+                       "kernel cache)", what.c_str (), e.device.c_str ());
+    else
+      GST_CAT_INFO_OBJECT (category, self, "kernels for %s %s in %.1f s", what.c_str (), e.ok ? "built" : "failed to build",
+                       e.seconds);
+    GstStructure *st = gst_structure_new ("gpudetect-build", "status", G_TYPE_STRING,
+                                          !e.done ? "building" : e.ok ? "built" : "failed", "what", G_TYPE_STRING,
+                                          what.c_str (), "device", G_TYPE_STRING, e.device.c_str (), nullptr);
+    if (e.done)
+      gst_structure_set (st, "seconds", G_TYPE_DOUBLE, e.seconds, nullptr);
+    gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), st));
+  });
+}
+
 GpuDetectSharedDevice gst_gpu_base_transform_open_device (GstGpuBaseTransform *self, const std::string &selector)
 {
   GpuDetectSharedDevice device;

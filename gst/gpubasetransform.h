@@ -126,6 +126,14 @@ GpuDetectDeviceSlot *gst_gpu_base_transform_device_slot (GstGpuBaseTransform *se
 // The shared device `selector` names (the subclass's device property), kept
 // in the slot; null with the element error posted where none matches.
 GpuDetectSharedDevice gst_gpu_base_transform_open_device (GstGpuBaseTransform *self, const std::string &selector);
+// Reports the program builds from source of this thread while it lives (an
+// engine's creation in start()): an INFO line in the subclass's `category` and a "gpudetect-build"
+// element message at the start and end of each (status "building", then
+// "built" or "failed"; "what": the model, "device", "seconds"), so that a
+// first start, which compiles for seconds, says so (gst-launch-1.0 -m).
+std::unique_ptr<gpudetect::cl::BuildReport> gst_gpu_base_transform_report_builds (GstGpuBaseTransform *self,
+                                                                                 GstDebugCategory *category,
+                                                                                 const std::string &what);
 // Maps the entry's frame (GpuFrame::map, the negotiated info) for the device
 // to read; false with the element error posted.
 bool gst_gpu_base_transform_map (GstGpuBaseTransform *self, GpuFrame *frame, GstMapFlags flags);

@@ -454,7 +454,12 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
   if (!device)
     return FALSE;
   cfg.share = device.get ();
-  if (gpudetect::Error err = gpudetect::Detector::create (cfg, &priv->detector)) {
+  gpudetect::Error err;
+  {
+    auto report = gst_gpu_base_transform_report_builds (base, GST_CAT_DEFAULT, gpudetect::name_for_message (cfg.model));
+    err = gpudetect::Detector::create (cfg, &priv->detector);
+  }
+  if (err) {
     const char *detail = err.message.c_str ();
     switch (err.kind) {
     case gpudetect::Error::Kind::Model:

@@ -150,7 +150,12 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
       return FALSE;
     cfg.engine.share = device.get ();
   }
-  if (gpudetect::Error e = gpudetect::track::Tracker::create (cfg, &priv->tracker)) {
+  gpudetect::Error e;
+  {
+    auto report = gst_gpu_base_transform_report_builds (base, GST_CAT_DEFAULT, "the template search");
+    e = gpudetect::track::Tracker::create (cfg, &priv->tracker);
+  }
+  if (e) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, (_("Could not build the OpenCL tracking kernels.")),
                        ("%s", e.message.c_str ()));
     return FALSE;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -368,6 +369,21 @@ static void keep_in_cache (const std::string &dir, uint64_t key, cl_program p) {
     warn ("program binary cache: " + why + "; programs are built without the cache (said once per folder)");
 }
 
+namespace {
+thread_local BuildReport *current_report = nullptr;
+}
+
+BuildReport::BuildReport (std::function<void (const BuildEvent &)> f) : f_ (std::move (f)), outer_ (current_report) {
+  current_report = this;
+}
+
+BuildReport::~BuildReport () { current_report = outer_; }
+
+void BuildReport::tell (const BuildEvent &e) {
+  if (current_report && current_report->f_)
+    current_report->f_ (e);
+}
+
 Error build_program (const Device &dev, const std::string &source, uint64_t source_hash,
                      const std::string &options, Program *out, bool *from_cache,
                      const std::string &ptx_register_limits) {
@@ -389,7 +405,17 @@ Error build_program (const Device &dev, const std::string &source, uint64_t sour
   size_t len = source.size ();
   Program p (clCreateProgramWithSource (dev.context.get (), 1, &src, &len, &st));
   GPUDETECT_CL_TRY (st);
-  st = clBuildProgram (p.get (), 1, &dev.info.id, options.c_str (), nullptr, nullptr);
+  BuildEvent ev;
+  ev.device = dev.info.name;
+  BuildReport::tell (ev);
+  const auto t0 = std::chrono::steady_clock::now ();
+  // -w: no warnings, which compilers such as PoCL's print to stderr by the
+  // thousand; a failed build's log still holds its errors
+  st = clBuildProgram (p.get (), 1, &dev.info.id, (options + " -w").c_str (), nullptr, nullptr);
+  ev.done = true;
+  ev.ok = st == CL_SUCCESS;
+  ev.seconds = std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
+  BuildReport::tell (ev);
   if (st != CL_SUCCESS)
     return {"OpenCL program build failed (" + std::string (status_to_string (st)) + ") on " + dev.info.name +
             " with options '" + options + "':\n" + build_log (dev, p.get ())};

@@ -11,6 +11,7 @@
 #include "error.h"
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -194,6 +195,32 @@ private:
 Error build_program (const Device &dev, const std::string &source, uint64_t source_hash,
                      const std::string &options, Program *out, bool *from_cache = nullptr,
                      const std::string &ptx_register_limits = {});
+
+// A program build from source, as a BuildReport hears of it: before the
+// driver compiles (done false) and when it has (done true, ok, seconds).
+struct BuildEvent {
+  bool done = false;
+  bool ok = false;
+  double seconds = 0;
+  std::string device;
+};
+
+// While one exists, the builds from source of this thread (build_program:
+// not the binaries found in the cache) are reported to it, so that a caller
+// can say why it takes seconds (an element's first start).  Nested reports:
+// the innermost hears.
+class BuildReport {
+public:
+  explicit BuildReport (std::function<void (const BuildEvent &)> f);
+  ~BuildReport ();
+  BuildReport (const BuildReport &) = delete;
+  BuildReport &operator= (const BuildReport &) = delete;
+  static void tell (const BuildEvent &e);
+
+private:
+  std::function<void (const BuildEvent &)> f_;
+  BuildReport *outer_;
+};
 
 // `ptx` with `.maxnreg N` before the body of each kernel named in `limits`
 // ("kernel=N,..."); empty if a kernel is missing or the list is malformed.

@@ -364,6 +364,79 @@ GST_START_TEST (test_secondary_detection)
 }
 GST_END_TEST;
 
+/* Runs `desc` to EOS; the statuses of its "gpudetect-build" element
+ * messages, in order, comma-separated, each checked for its fields. */
+static gchar *build_statuses (const char *desc, const char *model)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GString *seen = g_string_new (NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  for (;;) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+        GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (m != NULL, "no EOS");
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
+      fail ("an error");
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+      gst_message_unref (m);
+      break;
+    }
+    const GstStructure *st = gst_message_get_structure (m);
+    if (gst_structure_has_name (st, "gpudetect-build")) {
+      const gchar *status = gst_structure_get_string (st, "status");
+      fail_unless (status != NULL);
+      fail_unless_equals_string (gst_structure_get_string (st, "what"), model);
+      fail_unless (gst_structure_get_string (st, "device") != NULL);
+      gdouble seconds = -1;
+      if (strcmp (status, "building") != 0)
+        fail_unless (gst_structure_get_double (st, "seconds", &seconds) && seconds >= 0);
+      g_string_append_printf (seen, "%s%s", seen->len ? "," : "", status);
+    }
+    gst_message_unref (m);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return g_string_free (seen, FALSE);
+}
+
+/* A first start compiles the kernels and says so on the bus (building, then
+ * built, with the time); a second start reads them from the kernel cache and
+ * builds nothing. */
+GST_START_TEST (test_build_messages)
+{
+  gchar *dir = tmp_file ("gpudetect-build-cache");
+  gchar *saved = g_strdup (g_getenv ("GPUDETECT_CACHE_DIR"));
+  g_setenv ("GPUDETECT_CACHE_DIR", dir, TRUE);
+  const char *desc = "videotestsrc num-buffers=1 ! video/x-raw,format=GRAY8,width=64,height=64 ! "
+      "gpudetect model=lbp-frontalface-improved ! fakesink";
+  gchar *cold = build_statuses (desc, "lbp-frontalface-improved");
+  fail_unless_equals_string (cold, "building,built");
+  gchar *warm = build_statuses (desc, "lbp-frontalface-improved");
+  fail_unless_equals_string (warm, "");
+  g_free (cold);
+  g_free (warm);
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+  while (d && (name = g_dir_read_name (d))) {
+    gchar *f = g_build_filename (dir, name, NULL);
+    g_unlink (f);
+    g_free (f);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (dir);
+  if (saved)
+    g_setenv ("GPUDETECT_CACHE_DIR", saved, TRUE);
+  else
+    g_unsetenv ("GPUDETECT_CACHE_DIR");
+  g_free (saved);
+  g_free (dir);
+}
+GST_END_TEST;
+
 /* Sets the pipeline to PLAYING from another thread: a start() that blocks
  * (a FIFO opened for reading waits for a writer) fails the test on the
  * timeout below rather than hanging it. */
@@ -1126,6 +1199,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_inference_interval);
   tcase_add_test (tc, test_roi_and_resolution_change);
   tcase_add_test (tc, test_secondary_detection);
+  tcase_add_test (tc, test_build_messages);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_model_not_a_file);
   tcase_add_test (tc, test_messages_and_latency);
