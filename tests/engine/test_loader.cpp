@@ -1,12 +1,20 @@
-// Model loader: every opencv-data cascade loads; malformed and hostile inputs are refused.
+// Model loader: every opencv-data cascade loads; malformed and hostile inputs
+// are refused; names not found are answered with the nearest ones; every
+// short name the README gives is listed and loads.
 #include "check.h"
+#include "core/family.h"
 #include "core/models.h"
 #include "families/cascade/model.h"
+#include "families/registry.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
+#include <fstream>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -217,6 +225,49 @@ int main () {
   CHECK (resolve_model ("no-such-model").empty ());
   std::vector<std::string> names = list_models ();
   CHECK (std::find (names.begin (), names.end (), "haar-frontalface-alt2") != names.end ());
+  // A name not found is answered with the nearest names.
+  {
+    std::string why;
+    unresolved_model ("lbp-frontalfce-improved", &why);
+    CHECK_MSG (why.find ("did you mean lbp-frontalface-improved") != std::string::npos, "%s", why.c_str ());
+    unresolved_model ("frontalcatface", &why);
+    CHECK_MSG (why.find ("haar-frontalcatface") != std::string::npos && why.find ("gpudetect-models") != std::string::npos,
+               "%s", why.c_str ());
+    unresolved_model ("zzzzzzzzzzzzzzzz", &why);
+    CHECK_MSG (why.find ("did you mean") == std::string::npos, "%s", why.c_str ());
+    const std::vector<std::string> near = similar_models ("haar-eye-tree-eyglasses", 3);
+    CHECK (!near.empty () && near[0] == "haar-eye-tree-eyeglasses");
+  }
+  // Every short name the README gives is listed and loads (the built models
+  // too: found beside the test's folder, build/models).
+  {
+    std::ifstream readme (GPUDETECT_TEST_DATA "/../../README.md");
+    std::string text ((std::istreambuf_iterator<char> (readme)), std::istreambuf_iterator<char> ());
+    CHECK (!text.empty ());
+    const size_t from = text.find ("## Models"), to = text.find ("\n## ", from + 1);
+    const std::string section = text.substr (from, to - from);
+    int checked = 0;
+    for (size_t at = section.find ('`'); at != std::string::npos; at = section.find ('`', at + 1)) {
+      const size_t end = section.find ('`', at + 1);
+      if (end == std::string::npos)
+        break;
+      const std::string n = section.substr (at + 1, end - at - 1);
+      at = end;
+      static const char *const prefixes[] = {"lbp-", "haar-", "dpm-", "waldboost-", "forest-", "dlib-", "hog-"};
+      bool is_name = n.find_first_of (" /.=") == std::string::npos && n.find ("NAME") == std::string::npos;
+      bool prefixed = false;
+      for (const char *p : prefixes)
+        prefixed = prefixed || n.compare (0, std::strlen (p), p) == 0;
+      if (!is_name || !prefixed)
+        continue;
+      checked++;
+      CHECK_MSG (std::find (names.begin (), names.end (), n) != names.end (), "README's %s is not listed", n.c_str ());
+      std::unique_ptr<Family> f;
+      const Error e = load_family (resolve_model (n), &f);
+      CHECK_MSG (!e, "README's %s does not load: %s", n.c_str (), e.message.c_str ());
+    }
+    CHECK_MSG (checked >= 28, "%d short names found in the README", checked);
+  }
   CHECK (label_for_model ("/x/haarcascade_fullbody.xml") == "person");
   not_regular_files ();
   return finish ();

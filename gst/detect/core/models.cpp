@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,6 +99,35 @@ std::string name_for_message (const std::string &name, size_t max_bytes) {
   return name.substr (0, cut) + "\xe2\x80\xa6"; // "…"
 }
 
+// The models folder beside the folder of the binary this code is in
+// (build/models for the uninstalled plugin in build/gst and the tools in
+// build/tools), where there is one; else "".
+static std::string models_beside_binary () {
+  static const std::string dir = [] {
+    Dl_info info;
+    if (!dladdr (reinterpret_cast<void *> (&models_beside_binary), &info) || !info.dli_fname)
+      return std::string ();
+    std::string bin = info.dli_fname;
+    if (bin.find ('/') == std::string::npos) {
+      char exe[4096];
+      const ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+      if (n <= 0)
+        return std::string ();
+      bin.assign (exe, static_cast<size_t> (n));
+    }
+    const size_t slash = bin.rfind ('/');
+    const size_t parent = slash == std::string::npos || slash == 0 ? std::string::npos : bin.rfind ('/', slash - 1);
+    if (parent == std::string::npos)
+      return std::string ();
+    const std::string d = bin.substr (0, parent) + "/models";
+    char *real = file_kind (d) == FileKind::Directory ? realpath (d.c_str (), nullptr) : nullptr;
+    const std::string out = real ? real : "";
+    std::free (real);
+    return out;
+  }();
+  return dir;
+}
+
 std::vector<std::string> model_search_path () {
   std::vector<std::string> dirs;
   if (const char *env = std::getenv ("GPUDETECT_MODEL_PATH")) {
@@ -112,6 +142,8 @@ std::vector<std::string> model_search_path () {
       start = end + 1;
     }
   }
+  if (const std::string beside = models_beside_binary (); !beside.empty ())
+    dirs.push_back (beside);
   for (const char *d : {GPUDETECT_MODELS_DIR, "/usr/share/opencv4/haarcascades", "/usr/share/opencv4/lbpcascades",
                         "/usr/share/opencv/haarcascades", "/usr/share/opencv/lbpcascades", kDpmModelsDir})
     dirs.push_back (d);
@@ -161,6 +193,57 @@ std::string resolve_model (const std::string &name, std::vector<std::string> *tr
   return {};
 }
 
+// Whether a file looks like a cv::dpm model (its short name is "dpm-" and
+// its stem): an OpenCV storage whose first element is SBin, as cv::dpm writes.
+static bool is_dpm_file (const std::string &path) {
+  if (!ends_with (path, ".xml"))
+    return false;
+  const int fd = open (path.c_str (), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return false;
+  char head[512];
+  const ssize_t n = read (fd, head, sizeof head);
+  close (fd);
+  const std::string h (head, n > 0 ? static_cast<size_t> (n) : 0);
+  const size_t storage = h.find ("<opencv_storage>");
+  return storage != std::string::npos && h.find ("<SBin>", storage) != std::string::npos;
+}
+
+// Edit distance (insertions, deletions, substitutions) between a and b.
+static size_t edit_distance (const std::string &a, const std::string &b) {
+  std::vector<size_t> row (b.size () + 1);
+  for (size_t j = 0; j <= b.size (); j++)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size (); i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size (); j++) {
+      const size_t up = row[j];
+      row[j] = std::min ({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size ()];
+}
+
+std::vector<std::string> similar_models (const std::string &name, size_t max) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  if (name.size () > 200)
+    return {};
+  const size_t limit = std::max<size_t> (2, name.size () / 3);
+  for (const std::string &m : list_models ()) {
+    const size_t d = edit_distance (name, m);
+    // a close spelling, or the name is a part of it ("frontalface")
+    if (d <= limit || (name.size () >= 4 && m.find (name) != std::string::npos))
+      scored.push_back ({d, m});
+  }
+  std::sort (scored.begin (), scored.end ());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size () && i < max; i++)
+    out.push_back (scored[i].second);
+  return out;
+}
+
 std::vector<std::string> list_models () {
   std::vector<std::string> names;
   for (const std::string &dir : model_search_path ()) {
@@ -180,7 +263,7 @@ std::vector<std::string> list_models () {
           name = std::string (family) + "-" + rest;
         }
       }
-      if (dir == kDpmModelsDir)
+      if (dir == kDpmModelsDir || is_dpm_file (dir + "/" + f))
         name = "dpm-" + stem;
       names.push_back (name);
     }
@@ -231,6 +314,11 @@ FileKind unresolved_model (const std::string &name, std::string *message) {
     for (const std::string &d : model_search_path ())
       where += (where.empty () ? "" : ", ") + name_for_message (d);
     text = "model " + quoted (name) + " not found (searched " + where + ")";
+    const std::vector<std::string> near = similar_models (name, 3);
+    for (size_t i = 0; i < near.size (); i++)
+      text += (i == 0 ? "; did you mean " : i + 1 == near.size () ? " or " : ", ") + near[i];
+    text += near.empty () ? "; " : "? ";
+    text += "gpudetect-models lists every model it can find";
   }
   if (message)
     *message = text;

@@ -15,7 +15,9 @@ namespace gpudetect {
 constexpr size_t kMaxModelFileBytes = 64u << 20;
 
 // Directories searched for models named without a path, in order:
-// $GPUDETECT_MODEL_PATH (colon separated), the project's installed models
+// $GPUDETECT_MODEL_PATH (colon separated), the "models" folder beside the
+// folder of the binary the engine is in (build/models for the uninstalled
+// plugin and tools) where it exists, the project's installed models
 // directory, /usr/share/opencv4/{haar,lbp}cascades, /usr/share/opencv/...,
 // /usr/share/doc/opencv-doc/examples/dpm/data (cv::dpm's models)
 std::vector<std::string> model_search_path ();
@@ -46,8 +48,13 @@ FileKind unresolved_model (const std::string &name, std::string *message = nullp
 std::string name_for_message (const std::string &name, size_t max_bytes = 200);
 
 // The short names of every model found on the search path: OpenCV's cascades
-// by their short names, other .xml and .forest files by their stems.
+// by their short names, cv::dpm's files as dpm- and their stem, other model
+// files by their stems.
 std::vector<std::string> list_models ();
+
+// Up to `max` names of list_models () closest to `name` (by edit distance,
+// or containing it), closest first: the "did you mean" of a name not found.
+std::vector<std::string> similar_models (const std::string &name, size_t max);
 
 // A label for a model file: "face", "eye", "person", ... or the file's stem.
 std::string label_for_model (const std::string &path);
