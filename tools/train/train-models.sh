@@ -6,7 +6,7 @@
 # operating points and the random-forest face model (tools/train/train-forest.sh)
 # into OUT_DIR (default models/), then measures them on the
 # held-out images beside OpenCV's LBP cascade (gpudetect-eval-faces, on the
-# first OpenCL device).  Run pipelines/setup.sh first.  Times on 2 cores are in
+# first OpenCL device).  Run pipelines/setup.sh --tests first.  Times on 2 cores are in
 # tools/train/README.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
