@@ -153,8 +153,8 @@ static void attach_results (GstGpuDetect *self, GstBuffer *buf, const DetectFram
     origin.element_name = element;
     if (d.region >= 0 && static_cast<size_t> (d.region) < p.parents.size ())
       origin.parent_id = p.parents[d.region];
-    gpudetect_roi_add (buf, label, d.rect.x + p.roi_x, d.rect.y + p.roi_y, d.rect.width, d.rect.height, d.confidence,
-                       d.label_id, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), id++, origin);
+    gpudetect_roi_add (buf, label, d.rect.x + p.roi_x, d.rect.y + p.roi_y, d.rect.width, d.rect.height,
+                       gpudetect_float_field (d.confidence), d.label_id, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), id++, origin);
   }
   g_free (element);
 }
@@ -210,7 +210,7 @@ static void post_message (GstGpuDetect *self, GstBuffer *buf, const DetectFrame 
     for (const gpudetect::Detection &d : p.result.objects)
       objects->push_back (gst_gpu_base_transform_object_new (d.rect.x + p.roi_x, d.rect.y + p.roi_y, d.rect.width,
                                                              d.rect.height, p.label.c_str (), d.label_id,
-                                                             d.confidence, id++));
+                                                             gpudetect_float_field (d.confidence), id++));
   });
 }
 

@@ -17,4 +17,4 @@ static gboolean plugin_init (GstPlugin *plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, gpudetect,
                    "Object detection and tracking on OpenCL devices (OpenCV cascades, template search), ROI overlay and JSON output",
-                   plugin_init, VERSION, "LGPL", PACKAGE_NAME, "https://gpudetect.invalid/")
+                   plugin_init, VERSION, "LGPL", PACKAGE_NAME, "Unknown package origin")

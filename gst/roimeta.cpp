@@ -2,6 +2,8 @@
 
 #include "roimeta.h"
 
+#include <charconv>
+
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
 #endif
@@ -32,6 +34,16 @@ GstVideoRegionOfInterestMeta *gpudetect_roi_add (GstBuffer *buf, GQuark label, i
     roi->id = static_cast<gint> (od.id);
 #endif
   return roi;
+}
+
+double gpudetect_float_field (float v)
+{
+  char text[32];
+  const std::to_chars_result r = std::to_chars (text, text + sizeof text, v);
+  double d = v;
+  if (r.ec == std::errc ())
+    std::from_chars (text, r.ptr, d);
+  return d;
 }
 
 gint gpudetect_roi_next_id (GstBuffer *buf)

@@ -46,6 +46,11 @@ GstVideoRegionOfInterestMeta *gpudetect_roi_add (GstBuffer *buf, GQuark label, i
                                                  double confidence, int label_id, int frame_width,
                                                  int frame_height, gint id, const RoiOrigin &origin = {});
 
+// A float as the double of its shortest decimal (0.9166667f gives 0.9166667,
+// not 0.9166666865348816), for fields that JSON and logs print: the engine
+// computes confidences in single precision.
+double gpudetect_float_field (float v);
+
 // An id for the next object added to the buffer: one more than the largest
 // ROI id on it (0 on a buffer without ROIs), so that objects of several
 // elements keep ids unique in the buffer.

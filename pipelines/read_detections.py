@@ -23,7 +23,10 @@ try:
     gi.require_version("GstVideo", "1.0")
     from gi.repository import GLib, Gst, GstVideo
 except (ImportError, ValueError) as e:
-    print(f"PyGObject with GStreamer introspection is needed: {e}", file=sys.stderr)
+    hint = ""
+    if sys.executable != "/usr/bin/python3":
+        hint = f" (Debian's python3-gi serves /usr/bin/python3, not {sys.executable}: run /usr/bin/python3 {sys.argv[0]})"
+    print(f"PyGObject with GStreamer introspection is needed: {e}{hint}", file=sys.stderr)
     sys.exit(77)
 
 

@@ -101,6 +101,10 @@ static void assert_box (GstBuffer *buf, int x, int y, int w, int h, int fw, int 
   fail_unless (fabs (x_min - (double) x / fw) < 1e-9 && fabs (y_min - (double) y / fh) < 1e-9);
   fail_unless (fabs (x_max - (double) (x + w) / fw) < 1e-9 && fabs (y_max - (double) (y + h) / fh) < 1e-9);
   fail_unless (conf > 0.5 && conf < 1.0, "confidence %f", conf);
+  /* the float's shortest decimal (at most 9 digits), not the noise of its double */
+  gchar text[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd (text, sizeof text, "%.9g", conf);
+  fail_unless (g_ascii_strtod (text, NULL) == conf, "confidence %.17g is not a decimal of 9 digits", conf);
   fail_unless_equals_int (label_id, 0);
   fail_unless_equals_string (gst_structure_get_string (s, "label"), "face");
 }
