@@ -87,6 +87,18 @@ struct Detector::Impl {
   // the family's planes).
   uint64_t memory_limit = 0;
   uint64_t model_bytes = 0, frame_bytes = 0;
+  // The device's room shared with every engine of the process on it (its
+  // other streams): what this one holds, told after each allocation.
+  std::unique_ptr<cl::DeviceShare> share;
+
+  // The limit a budget applies now: max-device-memory (or its default), and
+  // no more than the device has left beside the other engines.
+  uint64_t limit_now () const {
+    const uint64_t room = share ? share->room () : 0;
+    if (room == 0)
+      return memory_limit;
+    return memory_limit == 0 ? room : std::min (memory_limit, room);
+  }
 
   ~Impl () { rt.finish (); }
 
@@ -103,10 +115,11 @@ struct Detector::Impl {
     if (Error e = rt.build (spec, tuning.build_options, &program, &from_cache))
       return e;
     {
-      cl::AllocationBudget budget (rt.info (), memory_limit);
+      cl::AllocationBudget budget (rt.info (), limit_now ());
       if (Error e = family->setup ({dev (), tuning, family->gpu_schedule ()}, *program))
         return e.kind == Error::Kind::Resource ? memory_error (std::move (e), budget, false, 0) : e;
       model_bytes = budget.used ();
+      share->hold (model_bytes);
     }
     upload_mode = tuning.upload_queue >= 0 ? tuning.upload_queue : (family->gpu_schedule () ? 2 : 0);
     if (upload_mode != 0)
@@ -138,7 +151,7 @@ struct Detector::Impl {
     src_size = static_cast<size_t> (layout.stride ()) * h;
     // everything for this frame size within the budget, the slots' frames
     // (made later, as frames arrive) reserved first
-    cl::AllocationBudget budget (rt.info (), memory_limit, model_bytes);
+    cl::AllocationBudget budget (rt.info (), limit_now (), model_bytes);
     const uint64_t in_flight = in_flight_bytes ();
     Error e = budget.reserve (in_flight);
     if (!e)
@@ -148,6 +161,7 @@ struct Detector::Impl {
     if (e)
       return e.kind == Error::Kind::Resource ? memory_error (std::move (e), budget, true, in_flight) : e;
     frame_bytes = budget.used () - model_bytes;
+    share->hold (model_bytes + frame_bytes);
     geom = std::move (g);
     geom_dirty = false;
     params_dirty = true;
@@ -194,8 +208,16 @@ struct Detector::Impl {
         s += " (model " + cl::size_text (model_bytes) + ", " + std::to_string (cfg.slots) + " frames in flight " +
              cl::size_text (in_flight) + (planes ? ", planes " + cl::size_text (planes) : std::string ()) + ")";
       }
-      s += ", over the limit of " + cl::size_text (b.limit ()) +
-           (cfg.max_device_memory ? " (max-device-memory)" : " (max-device-memory's default: half the device's memory)");
+      int others = 0;
+      const uint64_t held = share ? share->others (&others) : 0;
+      if (share && share->capacity () && b.limit () < memory_limit)
+        s += ", over what the device has left for it: " + cl::size_text (b.limit ()) + " of its " +
+             cl::size_text (share->capacity ()) + " (7/8 of its memory) beside the " + cl::size_text (held) +
+             " that " + std::to_string (others) + " other engines of this process hold on it (other streams)";
+      else
+        s += ", over the limit of " + cl::size_text (b.limit ()) +
+             (cfg.max_device_memory ? " (max-device-memory)"
+                                    : " (max-device-memory's default: half the device's memory)");
     } else {
       s += e.message;
     }
@@ -480,6 +502,7 @@ Error Detector::create (const DetectorConfig &config, std::unique_ptr<Detector> 
   if (Error e = m.rt.open (config.device, config.share, config.profile, m.tuning.queues))
     return std::move (e).as (Kind::Device);
   m.memory_limit = config.max_device_memory ? config.max_device_memory : cl::default_memory_budget (m.rt.info ());
+  m.share = std::make_unique<cl::DeviceShare> (m.rt.info ());
   if (Error e = m.build ())
     return e.kind == Kind::Resource ? e : std::move (e).as (Kind::Build);
   m.slots.resize (m.cfg.slots);

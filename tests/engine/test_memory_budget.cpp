@@ -3,8 +3,10 @@
 // refuses a frame size past its budget promptly with a message that says how
 // much, the limit and what makes it grow (cv::dpm's person model and a model
 // at the parser's caps, a cascade, the model's constants alone), and stays
-// usable for frames that fit; and the default budget, which lets every
-// family's shipped models detect on a 1080p frame.
+// usable for frames that fit; detectors of many streams on one device, each
+// within its budget, refused past the device's room together; and the
+// default budget, which lets every family's shipped models detect on a
+// 1080p frame.
 //
 //   test-memory-budget [--measure]   (--measure: print what each shipped
 //                                     model holds at 720p, 1080p and 4K)
@@ -282,6 +284,52 @@ void test_default_budget (const std::vector<std::string> &models, bool measure) 
 
 } // namespace
 
+// Many streams on one device: detectors each within their own budget, whose
+// sum would pass the device's room (7/8 of its memory), are refused past it
+// with a message that names the other engines' share; a stream that ends
+// leaves its room to the next.  The device is the test's own context whose
+// memory it says is small (a smaller device), so that a few detectors at a
+// modest frame size fill it.
+void test_device_share () {
+  const int W = 640, H = 480;
+  uint64_t one = 0;
+  {
+    std::unique_ptr<Detector> probe = make ("lbp-frontalface-improved", 0);
+    CHECK (probe && !probe->prepare (W, H, PixelFormat::Gray8));
+    one = probe ? probe->device_memory () : 0;
+  }
+  CHECK (one > 0);
+  cl::Device small;
+  if (Error e = cl::open_device ("", false, &small)) {
+    CHECK_MSG (false, "%s", e.message.c_str ());
+    return;
+  }
+  // room for two such detectors and a half: 7/8 of the memory
+  small.info.global_mem = (one * 5 / 2) / 7 * 8 + 8;
+  auto make_on = [&] (Error *err) {
+    DetectorConfig c;
+    c.model = "lbp-frontalface-improved";
+    c.share = &small;
+    c.max_device_memory = one * 2; // each alone would fit
+    std::unique_ptr<Detector> d;
+    *err = Detector::create (c, &d);
+    if (!*err)
+      *err = d->prepare (W, H, PixelFormat::Gray8);
+    return d;
+  };
+  Error e1, e2, e3, e4;
+  std::unique_ptr<Detector> a = make_on (&e1), b = make_on (&e2);
+  CHECK_MSG (!e1 && !e2, "%s %s", e1.message.c_str (), e2.message.c_str ());
+  std::unique_ptr<Detector> c = make_on (&e3);
+  CHECK_MSG (e3.kind == Error::Kind::Resource && has (e3.message, "other engines of this process") &&
+                 has (e3.message, "2 other engines"),
+             "third stream: %s", e3.message.c_str ());
+  std::printf ("a third stream on a device with room for two and a half: %s\n", e3.message.c_str ());
+  a.reset (); // one stream ends
+  std::unique_ptr<Detector> d = make_on (&e4);
+  CHECK_MSG (!e4, "after one ended: %s", e4.message.c_str ());
+}
+
 int main (int argc, char **argv) {
   const bool measure = argc > 1 && std::strcmp (argv[1], "--measure") == 0;
   cl::Device dev;
@@ -306,6 +354,7 @@ int main (int argc, char **argv) {
   std::remove (capped.c_str ());
   rmdir (dir);
 
+  test_device_share ();
   test_default_budget (shipped_models (), measure);
   return finish ();
 }

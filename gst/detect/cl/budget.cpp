@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <sys/resource.h>
 
 namespace gpudetect {
@@ -14,13 +16,17 @@ namespace {
 thread_local AllocationBudget *current = nullptr;
 } // namespace
 
-uint64_t default_memory_budget (const DeviceInfo &d) {
+// The device's memory as budgets count it: its global memory, of a CPU
+// device at most the process's address-space limit.
+static uint64_t device_memory (const DeviceInfo &d) {
   uint64_t memory = d.global_mem;
   rlimit as{};
   if ((d.type & CL_DEVICE_TYPE_CPU) && getrlimit (RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
     memory = std::min<uint64_t> (memory, as.rlim_cur);
-  return memory / 2;
+  return memory;
 }
+
+uint64_t default_memory_budget (const DeviceInfo &d) { return device_memory (d) / 2; }
 
 std::string size_text (uint64_t bytes) {
   static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
@@ -35,6 +41,54 @@ std::string size_text (uint64_t bytes) {
   char s[32];
   std::snprintf (s, sizeof s, v < 10 ? "%.2f %s" : "%.1f %s", v, units[u]);
   return s;
+}
+
+namespace {
+struct DeviceTotals {
+  uint64_t held = 0;
+  int holders = 0;
+};
+std::mutex ledger_lock;
+std::map<const void *, DeviceTotals> &ledger () {
+  static auto *l = new std::map<const void *, DeviceTotals>; // outlives the engines of static destructors
+  return *l;
+}
+} // namespace
+
+DeviceShare::DeviceShare (const DeviceInfo &dev) : device_ (dev.id) {
+  capacity_ = device_memory (dev) / 8 * 7;
+  std::lock_guard<std::mutex> g (ledger_lock);
+  ledger ()[device_].holders++;
+}
+
+DeviceShare::~DeviceShare () {
+  std::lock_guard<std::mutex> g (ledger_lock);
+  DeviceTotals &t = ledger ()[device_];
+  t.held -= std::min (t.held, held_);
+  if (--t.holders <= 0)
+    ledger ().erase (device_);
+}
+
+void DeviceShare::hold (uint64_t bytes) {
+  std::lock_guard<std::mutex> g (ledger_lock);
+  DeviceTotals &t = ledger ()[device_];
+  t.held = t.held - std::min (t.held, held_) + bytes;
+  held_ = bytes;
+}
+
+uint64_t DeviceShare::others (int *count) const {
+  std::lock_guard<std::mutex> g (ledger_lock);
+  const DeviceTotals &t = ledger ()[device_];
+  if (count)
+    *count = t.holders - 1;
+  return t.held - std::min (t.held, held_);
+}
+
+uint64_t DeviceShare::room () const {
+  if (capacity_ == 0)
+    return 0;
+  const uint64_t o = others ();
+  return o < capacity_ ? capacity_ - o : 1; // 1 byte: nothing fits (0 would mean no limit)
 }
 
 AllocationBudget::AllocationBudget (const DeviceInfo &dev, uint64_t limit, uint64_t used)

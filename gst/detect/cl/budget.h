@@ -30,6 +30,34 @@ uint64_t default_memory_budget (const DeviceInfo &d);
 // "1.50 GiB", "12.0 MiB", "300 bytes": sizes in messages.
 std::string size_text (uint64_t bytes);
 
+// What every engine of this process holds on each device, so that many
+// streams on one device share it: a detector may take what its own budget
+// allows only as far as the device has room left beside the others' (7/8 of
+// its global memory, of a CPU device at most its address-space limit; the
+// rest for the driver and what budgets do not count).  Each detector holds
+// one Share while it exists and says what it holds; a refusal for want of
+// the device's room says how much the others hold.
+class DeviceShare {
+public:
+  explicit DeviceShare (const DeviceInfo &dev);
+  ~DeviceShare ();
+  DeviceShare (const DeviceShare &) = delete;
+  DeviceShare &operator= (const DeviceShare &) = delete;
+
+  // What this holder holds now (replacing what it said before).
+  void hold (uint64_t bytes);
+  // The most this holder may hold: the device's room less the others'.
+  uint64_t room () const;
+  // What the others hold, and how many they are.
+  uint64_t others (int *count = nullptr) const;
+  // The device's room for all holders (0: the device does not say: no limit).
+  uint64_t capacity () const { return capacity_; }
+
+private:
+  const void *device_;
+  uint64_t capacity_ = 0, held_ = 0;
+};
+
 class AllocationBudget {
 public:
   // Active on this thread until destroyed; a scope made while another is
