@@ -20,8 +20,8 @@
  * of its own would be searched; each object found there names the one it was
  * found in (parent_id).  Object ids are unique in the buffer across elements,
  * and every object says which model and element found it (model_name,
- * element_name).  Secondary search is for the families that read the frame
- * through their pyramid (OpenCV cascades, WaldBoost; docs/secondary.md).
+ * element_name).  Secondary search is for OpenCV cascades, WaldBoost and
+ * random-forest cascades (docs/secondary.md).
  *
  * ## Example
  * |[
@@ -489,7 +489,7 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
                          (_("Detection model \"%s\" can only search whole frames, not inside other objects."),
                           shown.c_str ()),
-                         ("inference-region=roi-list is for OpenCV cascades and WaldBoost models; this model is of "
+                         ("inference-region=roi-list is for OpenCV cascades, WaldBoost and random-forest models; this model is of "
                           "the %s family", priv->detector->model ().family.c_str ()));
       priv->detector.reset ();
       return FALSE;

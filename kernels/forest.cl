@@ -108,6 +108,38 @@ forest_blur_frame_rows (__global const uchar *src, int src_stride, int src_bpp, 
   }
 }
 
+/* Regions of the frame searched as images of their own (a second detector
+ * inside the objects of a first): each blurred as forest_blur_frame blurs a
+ * frame, its edges replicated, into its place in an image of the regions side
+ * by side (`width` pixels a row).  Regions: int8 frame x, y, width, height,
+ * image x, y; pixels of the image in no region are left as they are.  A
+ * work-item per pixel of the image. */
+__kernel void
+forest_blur_regions (__global const uchar *src, int src_stride, int src_bpp, int4 rgb, __global const int8 *regions,
+                     int nregions, int width, int pixels, __global ushort *blurred, __global uint *counters,
+                     __global uint *cand)
+{
+  const int gid = get_global_id (0);
+  if (gid == 0)
+    frame_reset (counters, cand);
+  if (gid >= pixels)
+    return;
+  const int iy = gid / width, ix = gid - iy * width;
+  for (int r = 0; r < nregions; r++) {
+    const int8 R = regions[r];
+    const int x = ix - R.s4, y = iy - R.s5;
+    if (x < 0 || y < 0 || x >= R.s2 || y >= R.s3)
+      continue;
+    const int fx = R.s0 + x, x0 = R.s0, x1 = R.s0 + R.s2 - 1, y0 = R.s1, y1 = R.s1 + R.s3 - 1;
+    const int xm = max (fx - 1, x0), xp = min (fx + 1, x1);
+    __global const uchar *r0 = src + (size_t) max (R.s1 + y - 1, y0) * src_stride;
+    __global const uchar *r1 = src + (size_t) (R.s1 + y) * src_stride;
+    __global const uchar *r2 = src + (size_t) min (R.s1 + y + 1, y1) * src_stride;
+    blurred[gid] = (ushort) FOREST_BLUR3 (FOREST_COL (xm), FOREST_COL (fx), FOREST_COL (xp));
+    return;
+  }
+}
+
 /* Level descriptors: int8 x0, y0 (the plane's origin in the atlas), cells
  * across, cells down, nx, ny (window grid), first_window, 0.  cell_rows: one
  * entry per cell row of every level, level | row << 10.  M: the shrink (a

@@ -144,8 +144,7 @@ struct Detector::Impl {
     // no frame runs on the family's buffers until they are whole again
     geom_dirty = true;
     auto g = std::make_shared<PyramidGeometry> (
-        regions ? plan_regions (w, h, *regions, [this] (int rw, int rh) { return family->plan (rw, rh, search); })
-                : family->plan (w, h, search));
+        regions ? family->plan_regions (w, h, *regions, search) : family->plan (w, h, search));
     by_regions = regions != nullptr;
     layout = {format, w, h};
     src_size = static_cast<size_t> (layout.stride ()) * h;

@@ -121,7 +121,7 @@ public:
   // be searched, all of them in one pass over the device (one pyramid of
   // every region's levels, core/pyramid.h plan_regions); each object names
   // its region (Detection::region) and lies in frame pixels.  For the
-  // families whose searches_regions () (cascades, WaldBoost); the others'
+  // families whose searches_regions () (cascades, WaldBoost, forests); the others'
   // detectors refuse it (kind Config).  A new list of regions is a new
   // geometry: the detector waits for its frames in flight first.
   Error submit (const Frame &frame, const std::vector<Region> &regions, int *ticket);

@@ -10,7 +10,9 @@
 //   (CPU: Haar with tilted features, xobjdetect; GPU: LBP, Haar with trees,
 //   WaldBoost);
 // - against OpenCV's CascadeClassifier on the cut-out regions, for the
-//   cascades, with the whole-frame parity test's thresholds (tools/compare.h).
+//   cascades, with the whole-frame parity test's thresholds (tools/compare.h);
+// and for the random-forest cascades, which blur each region apart, against
+// the engine on the cut-out region.
 // Two cases read the frame another detector on the same context uploaded
 // (Detector::submit with a DeviceFrame), as a second gpudetect does behind a
 // first.
@@ -233,6 +235,8 @@ int main (int argc, char **argv) {
       {"haar-upperbody", "", true, false},                    // tilted features
       {"waldboost-frontalface", "schedule=gpu", false, false},
       {GPUDETECT_TEST_DATA "/xobjdetect-lfw-face.xml", "", false, false},
+      {"forest-frontalface", "", false, false},                // the regions blurred apart
+      {"forest-frontalface-accurate", "schedule=gpu", false, true},
   };
   cl::Device shared;
   if (Error e = cl::open_device ("", false, &shared)) {
@@ -245,7 +249,7 @@ int main (int argc, char **argv) {
   // a family that searches whole frames only
   {
     DetectorConfig cfg;
-    cfg.model = "forest-frontalface";
+    cfg.model = GPUDETECT_TEST_DATA "/dpm-test.xml";
     std::unique_ptr<Detector> d;
     CHECK (!Detector::create (cfg, &d));
     if (d) {

@@ -26,4 +26,9 @@ ListProgram add_list_sources (const cl::DeviceInfo &dev, bool gpu_schedule, Prog
   return l;
 }
 
+PyramidGeometry Family::plan_regions (int width, int height, const std::vector<Region> &regions,
+                                      const SearchParams &p) const {
+  return gpudetect::plan_regions (width, height, regions, [&] (int w, int h) { return plan (w, h, p); });
+}
+
 } // namespace gpudetect

@@ -159,6 +159,13 @@ public:
   // that first filter the whole frame, or plan features of their own, search
   // whole frames only.
   virtual bool searches_regions () const { return false; }
+  // The pyramid of several regions of a width x height frame (families that
+  // searches_regions): each region planned by plan() as an image of its own
+  // (core/pyramid.h plan_regions), its tables reading the frame; a family that
+  // first makes an image of its own from the frame places the regions in it
+  // (PyramidGeometry::sources).
+  virtual PyramidGeometry plan_regions (int width, int height, const std::vector<Region> &regions,
+                                        const SearchParams &p) const;
 
   virtual PyramidGeometry plan (int width, int height, const SearchParams &p) const = 0;
   virtual Error geometry (const cl::Device &dev, const PyramidGeometry &g, const FrameLayout &layout,

@@ -218,11 +218,12 @@ PyramidGeometry plan_pyramid_octaves (int iw, int ih, int ww, int wh, int levels
 }
 
 PyramidGeometry merge_region_plans (int image_width, int image_height, const std::vector<Region> &regions,
-                                    const std::vector<PyramidGeometry> &plans) {
+                                    const std::vector<PyramidGeometry> &plans, const std::vector<Region> *sources) {
   PyramidGeometry g;
   g.image_width = image_width;
   g.image_height = image_height;
   g.regions = regions;
+  g.sources = sources ? *sources : regions;
   for (size_t r = 0; r < plans.size () && r < regions.size (); r++) {
     const PyramidGeometry &p = plans[r];
     if (p.levels.empty ())
@@ -244,9 +245,9 @@ PyramidGeometry merge_region_plans (int image_width, int image_height, const std
       const size_t x0 = p.xtab_first[li], x1 = li + 1 < p.levels.size () ? p.xtab_first[li + 1] : p.xtab.size ();
       const size_t y0 = p.ytab_first[li], y1 = li + 1 < p.levels.size () ? p.ytab_first[li + 1] : p.ytab.size ();
       for (size_t i = x0; i < x1; i++)
-        g.xtab.push_back (p.xtab[i] + regions[r].x * 512);
+        g.xtab.push_back (p.xtab[i] + g.sources[r].x * 512);
       for (size_t i = y0; i < y1; i++)
-        g.ytab.push_back (p.ytab[i] + regions[r].y * 512);
+        g.ytab.push_back (p.ytab[i] + g.sources[r].y * 512);
       g.levels.push_back (l);
     }
   }

@@ -49,6 +49,12 @@ struct PyramidGeometry {
   // Where the pyramid is several regions' (plan_regions): those regions, in
   // frame pixels; empty: the whole image.
   std::vector<Region> regions;
+  // Where each region's pixels lie in the image the resampling tables read:
+  // the frame (sources == regions), or a family's own image of the regions
+  // side by side (the forest's blurred regions), of source_width x
+  // source_height pixels (0: the frame's).
+  std::vector<Region> sources;
+  int source_width = 0, source_height = 0;
   int regions_left_out = 0; // regions plan_regions had no level left for
   int cell = 0;                // the planes' unit: 0 integrals, else cells of cell x cell pixels
 
@@ -107,8 +113,11 @@ void linear_exact_table (int src, int dst, double inv_scale, std::vector<int32_t
 // regions and regions no level fits give no levels.
 template <typename Plan>
 PyramidGeometry plan_regions (int image_width, int image_height, const std::vector<Region> &regions, Plan plan_one);
+// `sources` (where given): each region's place in the image the tables read
+// instead of its place in the frame.
 PyramidGeometry merge_region_plans (int image_width, int image_height, const std::vector<Region> &regions,
-                                    const std::vector<PyramidGeometry> &plans);
+                                    const std::vector<PyramidGeometry> &plans,
+                                    const std::vector<Region> *sources = nullptr);
 template <typename Plan>
 PyramidGeometry plan_regions (int image_width, int image_height, const std::vector<Region> &regions, Plan plan_one) {
   std::vector<PyramidGeometry> plans;

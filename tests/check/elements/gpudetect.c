@@ -363,8 +363,8 @@ GST_START_TEST (test_secondary_detection)
   gst_harness_teardown (h);
 
   /* a family that searches whole frames only */
-  expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=forest-frontalface "
-      "inference-region=roi-list ! fakesink", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS);
+  expect_error ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8 ! gpudetect model=" GPUDETECT_TEST_DATA
+      "/dpm-test.xml inference-region=roi-list ! fakesink", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS);
 }
 GST_END_TEST;
 

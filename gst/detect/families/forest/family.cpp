@@ -65,6 +65,12 @@ public:
   }
   GPUDETECT_FAMILY_CALLS
   Error parameters (const SearchParams &p) override;
+  // Regions: each blurred into an image of the regions side by side (its
+  // edges replicated, as a region cut out would be), the pyramid's tables
+  // reading that image.
+  bool searches_regions () const override { return true; }
+  PyramidGeometry plan_regions (int width, int height, const std::vector<Region> &regions,
+                                const SearchParams &p) const override;
 
 private:
   // forest-regroup=11,154,600 (GPU schedule): the stages before which the
@@ -80,6 +86,12 @@ private:
   using Mem = cl::Mem;
   // forest_blur_frame(_rows): src, src stride, bpp, rgb, width, height, blurred, counters, candidates
   cl::TypedKernel<Mem, cl_int, cl_int, cl_int4, cl_int, cl_int, Mem, Mem, Mem> blur_;
+  // forest_blur_regions: src, src stride, bpp, rgb, regions, count, image width, image pixels, blurred, counters,
+  // candidates
+  cl::TypedKernel<Mem, cl_int, cl_int, cl_int4, Mem, cl_int, cl_int, cl_int, Mem, Mem, Mem> blur_regions_;
+  cl::Mem regions_; // int8 a region: frame x, y, width, height, image x, y
+  int nregions_ = 0, image_width_ = 0;
+  bool by_regions_ = false; // the geometry is several regions' (blur_regions_)
   // forest_shrink: blurred, width, levels, xtab, ytab, xfirst, yfirst, cell rows, rows, M, raw, stride
   cl::TypedKernel<Mem, cl_int, Mem, Mem, Mem, Mem, Mem, Mem, cl_int, cl_int, Mem, cl_int> shrink_;
   // forest_blur_cells: levels, cell rows, rows, raw, atlas, stride
@@ -144,6 +156,7 @@ Error ForestFamily::program (const BuildEnv &env, ProgramSpec *out) {
 
 Error ForestFamily::setup (const BuildEnv &env, const cl::Program &program) {
   for (Error e : {blur_.create (program, gpu_schedule_ ? "forest_blur_frame" : "forest_blur_frame_rows"),
+                  blur_regions_.create (program, "forest_blur_regions"),
                   shrink_.create (program, "forest_shrink"), cells_.create (program, "forest_blur_cells"),
                   gpu_schedule_ ? first_.create (program, "forest_first") : rows_.create (program, "forest_rows")})
     if (e)
@@ -224,8 +237,20 @@ Error ForestFamily::geometry (const cl::Device &dev, const PyramidGeometry &g, c
     for (int i = 0; i < l.nx * l.ny; i += kWg)
       segs.push_back ({{idx, i}});
   }
-  pixels_ = layout.width * layout.height;
+  // the blurred image: the frame, or the regions side by side
+  image_width_ = g.source_width > 0 ? g.source_width : layout.width;
+  pixels_ = image_width_ * (g.source_height > 0 ? g.source_height : layout.height);
   height_ = layout.height;
+  std::vector<cl_int8> regions;
+  for (size_t r = 0; r < g.regions.size () && r < g.sources.size (); r++) {
+    const Region &f = g.regions[r], &a = g.sources[r];
+    if (f.width > 0 && f.height > 0)
+      regions.push_back ({{f.x, f.y, f.width, f.height, a.x, a.y, 0, 0}});
+  }
+  nregions_ = static_cast<int> (regions.size ());
+  by_regions_ = !g.regions.empty ();
+  if (Error e = cl::upload_vector (dev, &regions_, regions))
+    return e;
   ncell_rows_ = static_cast<int> (cell_rows.size ());
   nwrows_ = static_cast<int> (wrows.size ());
   nsegs_ = static_cast<int> (segs.size ());
@@ -273,14 +298,53 @@ Error ForestFamily::parameters (const SearchParams &p) {
   return {};
 }
 
+PyramidGeometry ForestFamily::plan_regions (int width, int height, const std::vector<Region> &regions,
+                                            const SearchParams &p) const {
+  // The regions side by side in rows no wider than the widest of the frame
+  // and the regions.
+  int across = width;
+  for (const Region &r : regions)
+    across = std::max (across, r.width);
+  std::vector<Region> places;
+  int x = 0, y = 0, row = 0;
+  for (const Region &r : regions) {
+    if (x + r.width > across) {
+      x = 0;
+      y += row;
+      row = 0;
+    }
+    places.push_back ({x, y, r.width, r.height});
+    x += r.width;
+    row = std::max (row, r.height);
+  }
+  std::vector<PyramidGeometry> plans;
+  for (const Region &r : regions)
+    plans.push_back (r.width > 0 && r.height > 0 ? plan (r.width, r.height, p) : PyramidGeometry ());
+  PyramidGeometry g = merge_region_plans (width, height, regions, plans, &places);
+  g.source_width = across;
+  g.source_height = std::max (y + row, 1);
+  return g;
+}
+
 Error ForestFamily::enqueue (const FrameBuffers &frame, Launcher &l) {
-  const cl_int width = layout_.width;
-  if (Error e = blur_.set (frame.src, cl_int (layout_.stride ()), cl_int (layout_.bpp ()), rgb_offsets (layout_.format),
-                           width, cl_int (layout_.height), blurred_, counters_, frame.candidates))
-    return e;
-  if (Error e = gpu_schedule_ ? l.launch (blur_.get (), round_up (std::max (pixels_, 1), 64), 64, kPyramid)
-                              : l.launch (blur_.get (), round_up (height_, 8), 8, kPyramid))
-    return e;
+  const cl_int width = image_width_;
+  if (by_regions_) {
+    // a work-item a pixel of the regions' image (both schedules)
+    if (Error e = blur_regions_.set (frame.src, cl_int (layout_.stride ()), cl_int (layout_.bpp ()),
+                                     rgb_offsets (layout_.format), regions_, cl_int (nregions_), width,
+                                     cl_int (pixels_), blurred_, counters_, frame.candidates))
+      return e;
+    if (Error e = l.launch (blur_regions_.get (), round_up (std::max (pixels_, 1), 64), 64, kPyramid))
+      return e;
+  } else {
+    if (Error e = blur_.set (frame.src, cl_int (layout_.stride ()), cl_int (layout_.bpp ()),
+                             rgb_offsets (layout_.format), width, cl_int (layout_.height), blurred_, counters_,
+                             frame.candidates))
+      return e;
+    if (Error e = gpu_schedule_ ? l.launch (blur_.get (), round_up (std::max (pixels_, 1), 64), 64, kPyramid)
+                                : l.launch (blur_.get (), round_up (height_, 8), 8, kPyramid))
+      return e;
+  }
   if (nwindows_ == 0)
     return {};
   const size_t local = gpu_schedule_ ? 64 : 8;
