@@ -1,8 +1,10 @@
 // Minimal test harness: CHECK records failures, finish() prints the tally.
+// CHECK may run on several threads at once (the tally is atomic).
 #pragma once
+#include <atomic>
 #include <cstdio>
 
-static int g_passed = 0, g_failed = 0;
+static std::atomic<int> g_passed{0}, g_failed{0};
 
 #define CHECK(cond)                                                                                  \
   do {                                                                                               \
@@ -27,6 +29,6 @@ static int g_passed = 0, g_failed = 0;
   } while (0)
 
 static inline int finish () {
-  std::printf ("%d passed, %d failed\n", g_passed, g_failed);
+  std::printf ("%d passed, %d failed\n", g_passed.load (), g_failed.load ());
   return g_failed ? 1 : 0;
 }
