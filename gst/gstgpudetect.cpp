@@ -120,11 +120,11 @@ struct ScopeTimer {
 struct GstGpuDetectPrivate {
   GpuDetectSettings<Settings> settings;
   bool search_changed = false; // guarded by the settings' lock
+  std::string device_name;     // guarded by the settings' lock (device-name is read from any thread)
 
   // streaming state (streaming thread only)
   std::unique_ptr<gpudetect::Detector> detector;
   guint64 frame_count = 0;
-  std::string device_name;
   std::string model_name;                 // the model file's name without extension (model_name of objects)
   guint64 regions_left_out = 0;           // roi-list regions no pass had room for, all told
   guint64 lost_candidates = 0;            // windows a family's full list dropped, all told
@@ -501,8 +501,12 @@ static gboolean gst_gpu_detect_start (GstBaseTransform *trans)
     priv->model_name = name.substr (0, name.rfind ('.'));
   }
   priv->regions_left_out = 0;
-  priv->device_name = priv->detector->device ().describe ();
-  GST_INFO_OBJECT (self, "model %s on %s%s", priv->detector->model ().path.c_str (), priv->device_name.c_str (),
+  const std::string device_name = priv->detector->device ().describe ();
+  {
+    std::lock_guard<std::mutex> g (priv->settings.lock);
+    priv->device_name = device_name;
+  }
+  GST_INFO_OBJECT (self, "model %s on %s%s", priv->detector->model ().path.c_str (), device_name.c_str (),
                    priv->detector->built_from_cache () ? " (kernels from cache)" : "");
   priv->frame_count = 0;
   priv->lost_candidates = 0;

@@ -98,11 +98,11 @@ struct TrackFrame : GpuFrame {
 
 struct GstGpuTrackPrivate {
   GpuDetectSettings<Settings> settings;
+  std::string device_name; // guarded by the settings' lock (device-name is read from any thread)
 
   // streaming thread
   std::unique_ptr<gpudetect::track::Tracker> tracker;
   Settings running; // the settings the tracker was made with
-  std::string device_name;
   guint64 frames = 0;
   bool dropping = false; // the last frame with detections dropped objects for max-tracks
   // frames the tracker uploaded from host memory, and took from gpudetect's
@@ -161,10 +161,14 @@ static gboolean gst_gpu_track_start (GstBaseTransform *trans)
     return FALSE;
   }
   priv->running = s;
-  priv->device_name = device ? device->info.describe () : std::string ();
+  const std::string device_name = device ? device->info.describe () : std::string ();
+  {
+    std::lock_guard<std::mutex> g (priv->settings.lock);
+    priv->device_name = device_name;
+  }
   if (const gpudetect::track::TemplateSearch *e = priv->tracker->engine ())
     GST_INFO_OBJECT (self, "template search on %s: %dx%d templates, %dx%d areas, work-group %d, %d rows per band%s",
-                     priv->device_name.c_str (), e->geometry ().template_w, e->geometry ().template_h,
+                     device_name.c_str (), e->geometry ().template_w, e->geometry ().template_h,
                      e->geometry ().search_w, e->geometry ().search_h, e->work_group (), e->band_rows (),
                      e->built_from_cache () ? " (kernels from cache)" : "");
   priv->frames = 0;
