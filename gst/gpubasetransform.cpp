@@ -7,6 +7,7 @@
 #include "properties.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -110,6 +111,10 @@ struct Base {
   GstAllocator *host_allocator = nullptr; // page-locked memory offered upstream
   guint64 uploads = 0, host_uploads = 0;  // frames the device read from buffers, from the upload pool's
   size_t last_count = G_MAXSIZE;          // objects of the last frame a message was considered for
+
+  // the caps' frame duration (NONE: no caps or no frame rate), read by the
+  // latency query from any thread
+  std::atomic<GstClockTime> frame_duration{GST_CLOCK_TIME_NONE};
 
   // set while stopping (any thread)
   std::shared_ptr<gpudetect::runtime::Interrupt> interrupt = std::make_shared<gpudetect::runtime::Interrupt> ();
@@ -380,6 +385,7 @@ static gboolean gst_gpu_base_transform_stop (GstBaseTransform *trans)
                      b->host_uploads, b->uploads);
   gst_clear_object (&b->host_allocator);
   b->have_info = false;
+  b->frame_duration = GST_CLOCK_TIME_NONE;
   return TRUE;
 }
 
@@ -394,6 +400,8 @@ static gboolean gst_gpu_base_transform_set_caps (GstBaseTransform *trans, GstCap
   }
   b->info = info;
   b->have_info = true;
+  const gint fps_n = GST_VIDEO_INFO_FPS_N (&info), fps_d = GST_VIDEO_INFO_FPS_D (&info);
+  b->frame_duration = fps_n > 0 ? gst_util_uint64_scale_int (GST_SECOND, fps_d, fps_n) : GST_CLOCK_TIME_NONE;
   return TRUE;
 }
 
@@ -512,9 +520,9 @@ static gboolean gst_gpu_base_transform_query (GstBaseTransform *trans, GstPadDir
     gst_query_parse_latency (query, &live, &min, &max);
     // A frame waits for at most max-in-flight - 1 later frames before it leaves.
     const guint depth = b->settings.copy ().max_in_flight - 1;
-    GstClockTime frame = GST_SECOND / 30;
-    if (b->have_info && GST_VIDEO_INFO_FPS_N (&b->info) > 0)
-      frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&b->info), GST_VIDEO_INFO_FPS_N (&b->info));
+    GstClockTime frame = b->frame_duration;
+    if (!GST_CLOCK_TIME_IS_VALID (frame))
+      frame = GST_SECOND / 30;
     const GstClockTime ours = depth * frame;
     min += ours;
     if (GST_CLOCK_TIME_IS_VALID (max))
