@@ -2,8 +2,9 @@
  * small pipelines): caps renegotiation and resolution changes mid-stream in
  * every format; flushes and seeks with frames in flight at max-in-flight 1, 2
  * and 16 (every buffer that enters leaves, in order, or is dropped by a
- * flush); EOS drain; PLAYING -> NULL -> PLAYING 200 times; property changes
- * from another thread while PLAYING; 1x1 frames, odd sizes and odd strides;
+ * flush); EOS drain; PLAYING -> NULL -> PLAYING 200 times while another
+ * thread reads the elements; property changes from another thread while
+ * PLAYING; 1x1 frames, odd sizes and odd strides;
  * frames smaller than the model's window; no OpenCL device; a kernel build
  * failure.  Every fault ends in the expected output or in an error message
  * and a clean stop, never a crash, a hang or a lost buffer. */
@@ -436,8 +437,59 @@ static gchar *list_fds (guint * count)
   return g_string_free (s, FALSE);
 }
 
-/* PLAYING -> NULL -> PLAYING 200 times, frames in flight at each stop: each
- * run sends frames, no error, and no file descriptor is left behind. */
+/* What an application may read from another thread while the elements start
+ * and stop: their read-only properties and their latency.  Run under
+ * ThreadSanitizer (docs/reliability.md), it checks these reads are
+ * synchronised with start, stop and caps. */
+typedef struct {
+  GstElement *elements[2]; /* NULL-terminated */
+  volatile gint stop;
+  guint reads;
+  GThread *thread;
+} Reader;
+
+static gpointer read_while_cycling (Reader *r)
+{
+  while (!g_atomic_int_get (&r->stop)) {
+    for (int i = 0; i < 2 && r->elements[i]; i++) {
+      gchar *name = NULL;
+      g_object_get (r->elements[i], "device-name", &name, NULL);
+      g_free (name);
+      GstQuery *q = gst_query_new_latency ();
+      gst_element_query (r->elements[i], q);
+      gst_query_unref (q);
+    }
+    guint64 builds = 0;
+    g_object_get (r->elements[0], "program-builds", &builds, NULL);
+    r->reads++;
+    g_usleep (200);
+  }
+  return NULL;
+}
+
+/* Reads the named elements of `pipe` from a thread of its own until reader_stop. */
+static void reader_start (Reader *r, GstElement *pipe, const char *first, const char *second)
+{
+  memset (r, 0, sizeof (*r));
+  r->elements[0] = gst_bin_get_by_name (GST_BIN (pipe), first);
+  r->elements[1] = second ? gst_bin_get_by_name (GST_BIN (pipe), second) : NULL;
+  fail_unless (r->elements[0] != NULL && (!second || r->elements[1] != NULL));
+  r->thread = g_thread_new ("reader", (GThreadFunc) read_while_cycling, r);
+}
+
+static void reader_stop (Reader *r)
+{
+  g_atomic_int_set (&r->stop, 1);
+  g_thread_join (r->thread);
+  fail_unless (r->reads > 0);
+  for (int i = 0; i < 2; i++)
+    if (r->elements[i])
+      gst_object_unref (r->elements[i]);
+}
+
+/* PLAYING -> NULL -> PLAYING 200 times, frames in flight at each stop, while
+ * another thread reads gpudetect (Reader): each run sends frames, no error,
+ * and no file descriptor is left behind. */
 GST_START_TEST (test_state_cycles)
 {
   Order o;
@@ -448,26 +500,32 @@ GST_START_TEST (test_state_cycles)
   GstBus *bus = gst_element_get_bus (pipe);
   guint fds = 0;
   gchar *first = NULL;
+  Reader r;
+  reader_start (&r, pipe, "d", NULL);
   for (int cycle = 0; cycle < 200; cycle++) {
+    g_mutex_lock (&o.lock);
     const guint total = o.total;
+    g_mutex_unlock (&o.lock);
     fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE, "cycle %d", cycle);
-    for (int t = 0; t < 4000; t++) {
-      g_mutex_lock (&o.lock);
-      const guint now = o.total;
-      g_mutex_unlock (&o.lock);
-      if (now >= total + 3)
-        break;
+    guint now = total;
+    for (int t = 0; t < 4000 && now < total + 3; t++) {
       g_usleep (1000);
+      g_mutex_lock (&o.lock);
+      now = o.total;
+      g_mutex_unlock (&o.lock);
     }
-    fail_unless (o.total >= total + 3, "cycle %d: no frames", cycle);
+    fail_unless (now >= total + 3, "cycle %d: no frames", cycle);
     fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
     GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     fail_unless (m == NULL, "cycle %d: an error", cycle);
     /* a new run restarts the stream: the order holds within each */
+    g_mutex_lock (&o.lock);
     o.since_flush = 0;
+    g_mutex_unlock (&o.lock);
     if (cycle == 1)
       first = list_fds (&fds); /* after a first run opened what it keeps (caches, the device) */
   }
+  reader_stop (&r);
   fail_unless_equals_int (o.disorder, 0);
   /* A stop with frames in flight lets the device finish them on a thread of
    * its own, which then lets go of their buffers and so of upstream's buffer
@@ -484,6 +542,44 @@ GST_START_TEST (test_state_cycles)
       fds, last, first);
   g_free (last);
   g_free (first);
+  gst_object_unref (sink);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_mutex_clear (&o.lock);
+}
+GST_END_TEST;
+
+/* gpudetect ! gputrack (template search on the shared device) PLAYING ->
+ * NULL -> PLAYING 20 times while another thread reads both (Reader): frames
+ * flow in each run, no error. */
+GST_START_TEST (test_gputrack_state_cycles)
+{
+  Order o;
+  GstElement *sink;
+  GstElement *pipe = order_pipeline ("videotestsrc pattern=ball is-live=false ! "
+      "video/x-raw,width=160,height=120,framerate=30/1,format=NV12 ! gpudetect name=d " FACE_PROPS " ! "
+      "gputrack name=t ! fakesink name=sink sync=false signal-handoffs=true", &o, &sink);
+  GstBus *bus = gst_element_get_bus (pipe);
+  Reader r;
+  reader_start (&r, pipe, "d", "t");
+  for (int cycle = 0; cycle < 20; cycle++) {
+    g_mutex_lock (&o.lock);
+    const guint total = o.total;
+    g_mutex_unlock (&o.lock);
+    fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE, "cycle %d", cycle);
+    guint now = total;
+    for (int t = 0; t < 4000 && now < total + 3; t++) {
+      g_usleep (1000);
+      g_mutex_lock (&o.lock);
+      now = o.total;
+      g_mutex_unlock (&o.lock);
+    }
+    fail_unless (now >= total + 3, "cycle %d: no frames", cycle);
+    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (m == NULL, "cycle %d: an error", cycle);
+  }
+  reader_stop (&r);
   gst_object_unref (sink);
   gst_object_unref (bus);
   gst_object_unref (pipe);
@@ -919,6 +1015,7 @@ static Suite *stream_faults_suite (void)
   tcase_add_test (tc, test_flush_in_flight_16);
   tcase_add_test (tc, test_seeks_in_flight);
   tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_gputrack_state_cycles);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_small_odd_frames);
   tcase_add_test (tc, test_no_device);
