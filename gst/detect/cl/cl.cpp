@@ -107,6 +107,11 @@ std::string DeviceInfo::describe () const {
 }
 
 std::vector<DeviceInfo> list_devices () {
+  // One enumeration at a time in the process: PoCL 3.1 sets up its devices on
+  // the first clGetDeviceIDs, and a call from another thread meanwhile finds
+  // no device (CL_DEVICE_NOT_FOUND; docs/reliability.md, ThreadSanitizer run).
+  static std::mutex enumerating;
+  std::lock_guard<std::mutex> g (enumerating);
   std::vector<DeviceInfo> out;
   cl_uint np = 0;
   if (clGetPlatformIDs (0, nullptr, &np) != CL_SUCCESS || np == 0)

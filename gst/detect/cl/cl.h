@@ -108,7 +108,8 @@ struct DeviceInfo {
   std::string describe () const;
 };
 
-// Every OpenCL device of every platform, in platform/device order.
+// Every OpenCL device of every platform, in platform/device order; callable
+// from any thread (calls are serialised).
 std::vector<DeviceInfo> list_devices ();
 
 // Picks a device: `selector` empty or "auto" prefers the first GPU, then any
