@@ -1005,6 +1005,73 @@ GST_START_TEST (test_program_builds)
 }
 GST_END_TEST;
 
+/* Eight pipelines started at once, each from a thread of its own (a barrier
+ * lets them go together): their elements find or open the process's device
+ * and build the model's program concurrently; one context and one build for
+ * all, and every pipeline's frames through to EOS. */
+#define AT_ONCE 8
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  guint waiting;
+} Barrier;
+
+typedef struct {
+  Barrier *barrier;
+  GstElement *pipeline;
+  GstStateChangeReturn ret;
+} Starter;
+
+static gpointer start_together (Starter *s)
+{
+  g_mutex_lock (&s->barrier->lock);
+  s->barrier->waiting++;
+  g_cond_broadcast (&s->barrier->cond);
+  while (s->barrier->waiting < AT_ONCE)
+    g_cond_wait (&s->barrier->cond, &s->barrier->lock);
+  g_mutex_unlock (&s->barrier->lock);
+  s->ret = gst_element_set_state (s->pipeline, GST_STATE_PLAYING);
+  return NULL;
+}
+
+GST_START_TEST (test_pipelines_starting_at_once)
+{
+  Barrier barrier = {0};
+  g_mutex_init (&barrier.lock);
+  g_cond_init (&barrier.cond);
+  Starter starters[AT_ONCE];
+  GThread *threads[AT_ONCE];
+  for (guint i = 0; i < AT_ONCE; i++) {
+    starters[i].barrier = &barrier;
+    starters[i].pipeline = gst_parse_launch ("videotestsrc num-buffers=4 ! "
+        "video/x-raw,format=GRAY8,width=160,height=120 ! gpudetect name=d model=lbp-frontalface-improved ! "
+        "fakesink", NULL);
+    fail_unless (starters[i].pipeline != NULL);
+  }
+  for (guint i = 0; i < AT_ONCE; i++)
+    threads[i] = g_thread_new ("start", (GThreadFunc) start_together, &starters[i]);
+  for (guint i = 0; i < AT_ONCE; i++)
+    g_thread_join (threads[i]);
+  for (guint i = 0; i < AT_ONCE; i++) {
+    fail_if (starters[i].ret == GST_STATE_CHANGE_FAILURE, "pipeline %u did not start", i);
+    GstBus *bus = gst_element_get_bus (starters[i].pipeline);
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "pipeline %u: no EOS", i);
+    gst_message_unref (m);
+    gst_object_unref (bus);
+    GstElement *d = gst_bin_get_by_name (GST_BIN (starters[i].pipeline), "d");
+    fail_unless_equals_uint64 (builds (d), 1);
+    gst_object_unref (d);
+  }
+  for (guint i = 0; i < AT_ONCE; i++) {
+    gst_element_set_state (starters[i].pipeline, GST_STATE_NULL);
+    gst_object_unref (starters[i].pipeline);
+  }
+  g_cond_clear (&barrier.cond);
+  g_mutex_clear (&barrier.lock);
+}
+GST_END_TEST;
+
 /* OpenCV's people detector as a linear HOG filter model (hog-people, made at
  * build time where OpenCV is found) on a frame of opencv-doc's vtest.avi
  * (people walking, made grey at build time): OpenCV's two people, in GRAY8,
@@ -1214,6 +1281,7 @@ static Suite *gpudetect_suite (void)
   tcase_add_test (tc, test_stop_while_device_busy);
   tcase_add_test (tc, test_hogfilter_model);
   tcase_add_test (tc, test_program_builds);
+  tcase_add_test (tc, test_pipelines_starting_at_once);
   tcase_add_test (tc, test_hog_people);
   tcase_add_test (tc, test_dpm_model);
   tcase_add_test (tc, test_max_device_memory);
