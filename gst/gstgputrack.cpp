@@ -373,6 +373,18 @@ static void gst_gpu_track_discard (GstGpuBaseTransform *base)
     priv->tracker->discard ();
 }
 
+// The tracker, for the device to finish its frames in flight without the
+// element waiting (the base's stop()): a stop waits at most for the frame
+// the streaming thread is completing, whose search max-tracks bounds.
+static std::function<void ()> gst_gpu_track_retire (GstGpuBaseTransform *base)
+{
+  std::shared_ptr<gpudetect::track::Tracker> tracker (std::move (GST_GPU_TRACK (base)->priv->tracker));
+  return [tracker] () {
+    if (tracker)
+      tracker->discard ();
+  };
+}
+
 // Every input buffer is held, its frame submitted to the tracker (upload and
 // conversion enqueued, its search as soon as the frame before is associated).
 static GstFlowReturn gst_gpu_track_submit (GstGpuBaseTransform *base, GstBuffer *buf, std::unique_ptr<GpuFrame> *out)
@@ -580,6 +592,7 @@ static void gst_gpu_track_class_init (GstGpuTrackClass *klass)
   base_class->complete = GST_DEBUG_FUNCPTR (gst_gpu_track_complete);
   base_class->finish = GST_DEBUG_FUNCPTR (gst_gpu_track_finish);
   base_class->discard = GST_DEBUG_FUNCPTR (gst_gpu_track_discard);
+  base_class->retire = gst_gpu_track_retire;
   base_class->host_memory = GST_DEBUG_FUNCPTR (gst_gpu_track_host_memory);
 
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_TRACK_TYPE, static_cast<GstPluginAPIFlags> (0));
