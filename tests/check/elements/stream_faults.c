@@ -416,6 +416,27 @@ GST_START_TEST (test_seeks_in_flight)
 }
 GST_END_TEST;
 
+/* One run of a state cycle: PLAYING until three more frames came out, then
+ * NULL, with no error on the bus. */
+static void state_cycle (GstElement *pipe, GstBus *bus, Order *o, int cycle)
+{
+  g_mutex_lock (&o->lock);
+  const guint total = o->total;
+  g_mutex_unlock (&o->lock);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE, "cycle %d", cycle);
+  guint now = total;
+  for (int t = 0; t < 4000 && now < total + 3; t++) {
+    g_usleep (1000);
+    g_mutex_lock (&o->lock);
+    now = o->total;
+    g_mutex_unlock (&o->lock);
+  }
+  fail_unless (now >= total + 3, "cycle %d: no frames", cycle);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m == NULL, "cycle %d: an error", cycle);
+}
+
 /* The open file descriptors, one "fd -> target" line each, and their count. */
 static gchar *list_fds (guint * count)
 {
@@ -503,21 +524,7 @@ GST_START_TEST (test_state_cycles)
   Reader r;
   reader_start (&r, pipe, "d", NULL);
   for (int cycle = 0; cycle < 200; cycle++) {
-    g_mutex_lock (&o.lock);
-    const guint total = o.total;
-    g_mutex_unlock (&o.lock);
-    fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE, "cycle %d", cycle);
-    guint now = total;
-    for (int t = 0; t < 4000 && now < total + 3; t++) {
-      g_usleep (1000);
-      g_mutex_lock (&o.lock);
-      now = o.total;
-      g_mutex_unlock (&o.lock);
-    }
-    fail_unless (now >= total + 3, "cycle %d: no frames", cycle);
-    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
-    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    fail_unless (m == NULL, "cycle %d: an error", cycle);
+    state_cycle (pipe, bus, &o, cycle);
     /* a new run restarts the stream: the order holds within each */
     g_mutex_lock (&o.lock);
     o.since_flush = 0;
@@ -538,8 +545,9 @@ GST_START_TEST (test_state_cycles)
     g_free (last);
     last = list_fds (&now);
   }
-  fail_unless (now <= fds, "%u file descriptors open 10 s after the last run, %u after the second run:\n%s\nafter the second run:\n%s", now,
-      fds, last, first);
+  fail_unless (now <= fds,
+      "%u file descriptors open 10 s after the last run, %u after the second run:\n%s\nafter the second run:\n%s",
+      now, fds, last, first);
   g_free (last);
   g_free (first);
   gst_object_unref (sink);
@@ -563,21 +571,7 @@ GST_START_TEST (test_gputrack_state_cycles)
   Reader r;
   reader_start (&r, pipe, "d", "t");
   for (int cycle = 0; cycle < 20; cycle++) {
-    g_mutex_lock (&o.lock);
-    const guint total = o.total;
-    g_mutex_unlock (&o.lock);
-    fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE, "cycle %d", cycle);
-    guint now = total;
-    for (int t = 0; t < 4000 && now < total + 3; t++) {
-      g_usleep (1000);
-      g_mutex_lock (&o.lock);
-      now = o.total;
-      g_mutex_unlock (&o.lock);
-    }
-    fail_unless (now >= total + 3, "cycle %d: no frames", cycle);
-    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
-    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    fail_unless (m == NULL, "cycle %d: an error", cycle);
+    state_cycle (pipe, bus, &o, cycle);
   }
   reader_stop (&r);
   gst_object_unref (sink);
